@@ -33,7 +33,19 @@
   X(EUNAUTH, "unauthenticated", "log in first")                               \
   X(ERATELIMIT, "rate_limited", "too many requests")                          \
   X(EBUSY, "busy", "server busy, try again")                                  \
-  X(ESHUTDOWN, "shutting_down", "server is shutting down")
+  X(ESHUTDOWN, "shutting_down", "server is shutting down")                   \
+  X(ETOOLARGE, "too_large", "request exceeds a limit")                        \
+  X(ENOTFOUND, "not_found", "no such object")                                 \
+  X(EFORBIDDEN, "forbidden", "not allowed")                                   \
+  X(ESTATE, "bad_state", "not possible in the current state")                 \
+  /* accounts and storage */                                                  \
+  X(EBADNAME, "bad_name", "name not allowed")                                 \
+  X(ENAMETAKEN, "name_taken", "name already registered")                      \
+  X(EWEAKPASSWORD, "weak_password", "password not allowed")                   \
+  X(EBADCREDENTIALS, "bad_credentials", "wrong name or password")             \
+  X(EBADTOKEN, "bad_token", "session token unknown, expired or revoked")      \
+  X(EALREADYAUTH, "already_authenticated", "already logged in")               \
+  X(ESTORAGE, "storage_error", "storage failure")
 
 enum agon__err_index {
 #define AGON__X(name, wire, msg) AGON__I_##name,

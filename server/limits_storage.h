@@ -1,0 +1,5 @@
+/* limits_storage.h - limits of the storage writer, readers and accounts. */
+#ifndef AGON_LIMITS_STORAGE_H
+#define AGON_LIMITS_STORAGE_H
+
+#endif
