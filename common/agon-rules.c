@@ -5,6 +5,8 @@
  *   agon-rules perft  GAME DEPTH [same] [--divide]
  *   agon-rules show   GAME [same] [--json]
  *   agon-rules random GAME --seed N [--max-plies K] [-o K=V]...
+ *   agon-rules record GAME [same as show] [--json]   (a game record)
+ *   agon-rules replay [FILE|-]                       (check records)
  *
  * Exit status: 0 success, 2 bad usage, unknown game/option, bad position, or
  * an unparsable/illegal move (the message names the move's index).
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "record.h"
 
 #define HIST_CAP 65536 /* positions kept for repetition: far above any game */
 
@@ -42,6 +45,8 @@ static void usage(FILE *f) {
       "       agon-rules perft  GAME DEPTH [-o KEY=VALUE]... [--seed N] [--position POS] [MOVE]... [--divide]\n"
       "       agon-rules show   GAME [-o KEY=VALUE]... [--seed N] [--position POS] [MOVE]... [--json]\n"
       "       agon-rules random GAME --seed N [--max-plies K] [-o KEY=VALUE]...\n"
+      "       agon-rules record GAME [-o KEY=VALUE]... [--seed N] [--position POS] [MOVE]... [--json]\n"
+      "       agon-rules replay [FILE|-]   (text records or NDJSON; checks every move)\n"
       "MOVE arguments are one move each (quote moves with spaces: 'engage e').\n",
       f);
 }
@@ -94,8 +99,8 @@ static int parse_args(int argc, char **argv, args *a) {
     return 2;
   }
   a->cmd = argv[1];
-  if (strcmp(a->cmd, "games") == 0) return 0;
-  if (strcmp(a->cmd, "legal") && strcmp(a->cmd, "perft") &&
+  if (strcmp(a->cmd, "games") == 0 || strcmp(a->cmd, "replay") == 0) return 0;
+  if (strcmp(a->cmd, "legal") && strcmp(a->cmd, "perft") && strcmp(a->cmd, "record") &&
       strcmp(a->cmd, "show") && strcmp(a->cmd, "random")) {
     usage(stderr);
     return fail("unknown command '%s'%s", a->cmd, "");
@@ -139,7 +144,8 @@ static int parse_args(int argc, char **argv, args *a) {
       a->max_plies = (long)k;
     } else if (strcmp(s, "--divide") == 0 && strcmp(a->cmd, "perft") == 0) {
       a->divide = 1;
-    } else if (strcmp(s, "--json") == 0 && strcmp(a->cmd, "show") == 0) {
+    } else if (strcmp(s, "--json") == 0 &&
+               (strcmp(a->cmd, "show") == 0 || strcmp(a->cmd, "record") == 0)) {
       a->json = 1;
     } else if (strcmp(s, "--") == 0) {
       for (i++; i < argc; i++) {
@@ -293,11 +299,134 @@ static int cmd_random(const args *a, game_match *m) {
   return 0;
 }
 
+static int cmd_record(const args *a) {
+  game_record r;
+  agon_err err;
+  agon_err_clear(&err);
+  int rc = record_from_moves(&r, &a->setup, a->seed, a->position, a->argv_moves, a->n_moves,
+                             &err);
+  if (rc < 0) {
+    record_free(&r);
+    fprintf(stderr, "agon-rules: %s: %s\n", agon_err_name(rc), err.msg);
+    return 2;
+  }
+  if (a->json) {
+    json_t *j = record_to_json(&r);
+    json_dumpf(j, stdout, JSON_COMPACT);
+    putchar('\n');
+    json_decref(j);
+  } else {
+    char *t = record_to_text(&r);
+    fputs(t, stdout);
+    free(t);
+  }
+  record_free(&r);
+  return 0;
+}
+
+/* Reads the whole input (bounded) into a malloc'd buffer. */
+static char *slurp(FILE *f, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  if (buf == NULL) abort();
+  for (;;) {
+    if (n == cap) {
+      if (cap >= ((size_t)1 << 30)) break; /* 1 GiB of records is enough */
+      cap *= 2;
+      buf = realloc(buf, cap);
+      if (buf == NULL) abort();
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    if (got == 0) break;
+    n += got;
+  }
+  *len = n;
+  return buf;
+}
+
+/* One record: replay it and report. Returns 0 or 2. */
+static int replay_one(game_record *r, unsigned idx) {
+  agon_err err;
+  agon_err_clear(&err);
+  static game_match m;
+  if (record_replay(r, &m, hist, HIST_CAP, &err) < 0) {
+    fprintf(stderr, "agon-rules: record %u (%s): %s\n", idx, r->vt->name, err.msg);
+    return 2;
+  }
+  game_outcome o = game_match_outcome(&m);
+  printf("record %u: %s, %zu moves, ok (%s%s%s)\n", idx, r->vt->name, r->n_moves,
+         o.result == GAME_ONGOING ? r->result : (o.result == GAME_DRAW ? "draw" : game_side_name(r->vt, o.winner)),
+         (o.reason || r->reason[0]) ? " " : "", o.reason ? o.reason : r->reason);
+  return 0;
+}
+
+static int cmd_replay(int argc, char **argv) {
+  FILE *f = stdin;
+  if (argc > 2 && strcmp(argv[2], "-") != 0) {
+    f = fopen(argv[2], "rb");
+    if (f == NULL) return fail("cannot open %s%s", argv[2], "");
+  }
+  size_t len;
+  char *buf = slurp(f, &len);
+  if (f != stdin) fclose(f);
+  size_t p = 0;
+  while (p < len && (buf[p] == ' ' || buf[p] == '\n' || buf[p] == '\r' || buf[p] == '\t')) p++;
+  unsigned idx = 0;
+  int status = 0;
+  game_record r;
+  agon_err err;
+  if (p < len && buf[p] == '{') { /* NDJSON: one record per line */
+    while (p < len) {
+      size_t e = p;
+      while (e < len && buf[e] != '\n') e++;
+      if (e > p) {
+        idx++;
+        json_error_t jerr;
+        json_t *j = json_loadb(buf + p, e - p, JSON_REJECT_DUPLICATES, &jerr);
+        if (j == NULL) {
+          fprintf(stderr, "agon-rules: record %u: not JSON: %s\n", idx, jerr.text);
+          status = 2;
+        } else {
+          if (record_from_json(&r, j, &err) < 0) {
+            fprintf(stderr, "agon-rules: record %u: %s\n", idx, err.msg);
+            status = 2;
+          } else if (replay_one(&r, idx)) {
+            status = 2;
+          }
+          record_free(&r);
+          json_decref(j);
+        }
+      }
+      p = e + 1;
+    }
+  } else {
+    while (p < len) {
+      size_t used = 0;
+      idx++;
+      if (record_parse_text(&r, buf + p, len - p, &used, &err) < 0) {
+        fprintf(stderr, "agon-rules: record %u: %s\n", idx, err.msg);
+        record_free(&r);
+        status = 2;
+        break;
+      }
+      if (replay_one(&r, idx)) status = 2;
+      record_free(&r);
+      p += used ? used : len - p;
+      while (p < len && (buf[p] == ' ' || buf[p] == '\n' || buf[p] == '\r' || buf[p] == '\t')) p++;
+    }
+  }
+  free(buf);
+  if (idx == 0) return fail("no record in the input%s%s", "", "");
+  return status;
+}
+
 int main(int argc, char **argv) {
   static args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc;
   if (strcmp(a.cmd, "games") == 0) return cmd_games();
+  if (strcmp(a.cmd, "replay") == 0) return cmd_replay(argc, argv);
+  if (strcmp(a.cmd, "record") == 0) return cmd_record(&a);
   static game_match m;
   rc = setup_match(&a, &m);
   if (rc) return rc;

@@ -103,5 +103,20 @@ for g in GAMES:
     rc, _, err = run("random", g)
     check(rc == 2, f"{g}: random without --seed -> exit 2")
 
+    # record -> replay round trip, text and NDJSON; a tampered record fails.
+    if played:
+        rc, rec, err = run("record", g, "--seed", "5", *played)
+        check(rc == 0 and rec.startswith(f'[Game "{g}"]'), f"{g}: record prints a text record ({err.strip()})")
+        p = subprocess.run([TOOL, "replay"], input=rec + "\n" + rec, capture_output=True, text=True)
+        check(p.returncode == 0 and p.stdout.count(" ok ") == 2, f"{g}: replay accepts two text records ({p.stderr.strip()})")
+        rc, js, _ = run("record", g, "--seed", "5", *played, "--json")
+        p = subprocess.run([TOOL, "replay", "-"], input=js + js, capture_output=True, text=True)
+        check(p.returncode == 0 and p.stdout.count(" ok ") == 2, f"{g}: replay accepts NDJSON ({p.stderr.strip()})")
+        lines = rec.splitlines()
+        idx = next(i for i, l in enumerate(lines) if l.startswith("1. "))
+        lines[idx] = "1. " + lines[idx].split(" ", 2)[1] + " zz-top"
+        p = subprocess.run([TOOL, "replay"], input="\n".join(lines) + "\n", capture_output=True, text=True)
+        check(p.returncode == 2 and "move 1" in p.stderr, f"{g}: replay refuses a bad move, naming it")
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
