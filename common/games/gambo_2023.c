@@ -26,6 +26,7 @@
 #define G23_NLINE 18
 #define G23_NONE 0xff
 #define G23_COLMASK 0x1ffu
+#define G23_MAX_LEGAL 64 /* > 9 advances + 36 permutations + 17 duels */
 
 enum { G23_E = 0, G23_C = 1, G23_M = 2 };
 
@@ -251,8 +252,18 @@ static int gambo23_legal_moves(const game_state *st, game_move *out,
   size_t k = 0;
   *n = 0;
   if (g->to_move == G23_OVER) return 0;
-  /* Worst case 9 advances + 36 permutations + 17 duels: check once. */
-  if (cap < 64) return AGON_ENOSPACE;
+  /* Worst case 9 advances + 36 permutations + 17 duels = 62: callers with
+   * GAME_MAX_MOVES never need a per-move bound check; a smaller buffer goes
+   * through a local one. */
+  if (cap < G23_MAX_LEGAL) {
+    game_move tmp[G23_MAX_LEGAL];
+    size_t m = 0;
+    gambo23_legal_moves(st, tmp, G23_MAX_LEGAL, &m);
+    if (m > cap) return AGON_ENOSPACE;
+    memcpy(out, tmp, m * sizeof *tmp);
+    *n = m;
+    return 0;
+  }
   if (g->to_move == G23_CHOOSER) {
     out[k++] = g23_mv(G23_MV_CHOOSE, 1, GAME_SIDE1, 0);
     out[k++] = g23_mv(G23_MV_CHOOSE, 1, GAME_SIDE0, 0);
@@ -303,11 +314,11 @@ static int g23_line_clear(uint32_t line, int a, int b) {
 
 /* Any action besides pass is legal for the side to move. */
 static int g23_has_action(const g23_state *g) {
-  game_move buf[64];
+  game_move buf[G23_MAX_LEGAL];
   size_t n = 0;
   game_state tmp;
   memcpy(tmp.u.bytes, g, sizeof *g);
-  gambo23_legal_moves(&tmp, buf, 64, &n);
+  gambo23_legal_moves(&tmp, buf, G23_MAX_LEGAL, &n);
   return !(n == 1 && buf[0].kind == G23_MV_PASS);
 }
 

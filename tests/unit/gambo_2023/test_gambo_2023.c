@@ -81,8 +81,13 @@ static void test_chooser(void) {
   agon_err err;
   game_move mv;
   CHECK_INT(m.vt->parse_move(&m.st, "advance e", 9, &mv, &err), AGON_EILLEGAL);
+  game_move few[2];
+  size_t n = 0;
+  CHECK_INT(m.vt->legal_moves(&m.st, few, 2, &n), 0); /* small buffers work */
+  CHECK_INT(n, 2);
   play(&m, "choose north");
   EXPECT_TO_MOVE(&m, GAME_SIDE0); /* the other player (South) starts */
+  CHECK_INT(m.vt->legal_moves(&m.st, few, 2, &n), AGON_ENOSPACE);
   start(&m, NULL, NULL, "Choose South");
   EXPECT_TO_MOVE(&m, GAME_SIDE1);
   CHECK_INT(m.vt->parse_move(&m.st, "choose north", 12, &mv, &err), AGON_EILLEGAL);
