@@ -96,8 +96,11 @@ static void test_deal_and_reveal(const game_vtable *vt) {
   agon_err err;
   char pa[GAME_POSITION_MAX], pb[GAME_POSITION_MAX];
   game_setup_init(&s, vt);
-  CHECK_INT(game_match_init(&a, &s, 7, h1, 4096, &err), 0);
-  CHECK_INT(game_match_init(&b, &s, 7, h2, 4096, &err), 0);
+  int ra = game_match_init(&a, &s, 7, h1, 4096, &err);
+  CHECK_MSG(ra == 0, "%s: init: %s", vt->name, err.msg);
+  int rb = game_match_init(&b, &s, 7, h2, 4096, &err);
+  CHECK_INT(rb, 0);
+  if (ra < 0 || rb < 0) return;
   vt->to_position(&a.st, pa, sizeof pa);
   vt->to_position(&b.st, pb, sizeof pb);
   CHECK_STR(pa, pb);
