@@ -500,6 +500,8 @@ static int gm_tokenize(const char *text, size_t len, int *cells, int cap) {
     } else if (lc == '-' || lc == 'x') {
       want_sq = 1;
       i++;
+    } else if (lc >= 'a' && lc <= 'h') {
+      want_sq = 1; /* "c3d4": a missing separator is tolerated */
     } else if (lc == '=') {
       size_t j = i + 1;
       while (j < len && gm_is_blank(text[j])) j++;
@@ -565,6 +567,13 @@ static int gm_parse_move(const game_state *st, const char *text, size_t len,
     if (list[i].n > mv.n && memcmp(list[i].op, mv.op, (size_t)n) == 0)
       return agon_err_set(err, AGON_EILLEGAL,
                           "the jump must continue (multi-jumps are compulsory)");
+  for (size_t i = 0; i < cnt; i++)
+    if (list[i].n < mv.n && memcmp(list[i].op, mv.op, list[i].n) == 0)
+      return agon_err_set(err, AGON_EILLEGAL, "%s",
+                          (gm_far[me] >> list[i].op[list[i].n - 1] & 1u) &&
+                                  !(s->ptop >> from & 1u)
+                              ? "promotion ends the move"
+                              : "the jump cannot continue there");
   if (s->flags & GM_F_MAXCAP) {
     size_t c2 = 0;
     if (gm_generate(s, list, GAME_MAX_MOVES, &c2, 0) == 0)
@@ -797,8 +806,9 @@ static int gm_from_position(game_state *st, const game_setup *setup,
   if (s.quiet_limit && s.quiet > s.quiet_limit)
     return agon_err_set(err, AGON_EPOSITION,
                         "quiet plies exceed the quiet_plies limit");
-  rc = gm_check_state(&s, err);
-  if (rc < 0) return agon_err_set(err, AGON_EPOSITION, "%s", err ? err->msg : "");
+  agon_err why;
+  if (gm_check_state(&s, &why) < 0)
+    return agon_err_set(err, AGON_EPOSITION, "%s", why.msg);
   memset(st, 0, sizeof *st);
   memcpy(st->u.bytes, &s, sizeof s);
   return 0;
@@ -900,6 +910,14 @@ static int gm_check_state(const gm_state *s, agon_err *err) {
   }
   if (count[0] > GM_MARKERS || count[1] > GM_MARKERS)
     return agon_err_set(err, AGON_EINTERNAL, "more than 12 markers of a colour");
+  /* A top changes only by moving (a move ending on the far row promotes) or
+   * by release, and edge squares can never be jumped: so no unpromoted top
+   * ever stands on its own far row. */
+  for (int c = 0; c < 2; c++)
+    if (s->own[c] & gm_far[c] & ~s->ptop)
+      return agon_err_set(err, AGON_EINTERNAL,
+                          "unpromoted %s top on its far row",
+                          c ? "black" : "white");
   if (s->own[s->side ^ 1] == 0)
     return agon_err_set(err, AGON_EINTERNAL,
                         "the side that just moved owns no column");
@@ -961,11 +979,11 @@ static int gm_to_text(const game_state *st, char *buf, size_t cap) {
   len += (size_t)snprintf(tmp + len, sizeof tmp - len,
                           "     a   b   c   d   e   f   g   h\n");
   for (int r = 7; r >= 0; r--) {
-    len += (size_t)snprintf(tmp + len, sizeof tmp - len, " %d ", r + 1);
+    len += (size_t)snprintf(tmp + len, sizeof tmp - len, " %d", r + 1);
     for (int f = 0; f < 8; f++) {
       int sq = gm_sq(f, r);
       char c = (sq >= 0 && s->h[sq]) ? gm_marker(s, sq, 0) : '.';
-      len += (size_t)snprintf(tmp + len, sizeof tmp - len, "  %c ", c);
+      len += (size_t)snprintf(tmp + len, sizeof tmp - len, "   %c", c);
     }
     /* Columns taller than one marker, top first, beside their rank. */
     const char *sepr = "   ";
