@@ -137,6 +137,22 @@ static const gm_state *gm_cst(const game_state *st) {
 static gm_state *gm_st(game_state *st) { return (gm_state *)(void *)st->u.bytes; }
 
 
+/* Whole-board shifts by one diagonal step in direction d (0 NE, 1 NW, 2 SE,
+ * 3 SW). In this numbering the index step depends on the row's parity, and
+ * the a/h files must not wrap. Opposite direction: 3 - d. */
+#define GM_EVEN 0x0F0F0F0Fu  /* ranks 1, 3, 5, 7 */
+#define GM_ODD 0xF0F0F0F0u   /* ranks 2, 4, 6, 8 */
+#define GM_AFILE 0x01010101u /* a1, a3, a5, a7 */
+#define GM_HFILE 0x80808080u /* h2, h4, h6, h8 */
+static uint32_t gm_shift(uint32_t b, int d) {
+  switch (d) {
+    case 0: return ((b & GM_EVEN) << 4) | ((b & GM_ODD & ~GM_HFILE) << 5);
+    case 1: return ((b & GM_EVEN & ~GM_AFILE) << 3) | ((b & GM_ODD) << 4);
+    case 2: return ((b & GM_EVEN) >> 4) | ((b & GM_ODD & ~GM_HFILE) >> 3);
+    default: return ((b & GM_EVEN & ~GM_AFILE) >> 5) | ((b & GM_ODD) >> 4);
+  }
+}
+
 /* Directions the column on s (owned by side) may move or jump. */
 static unsigned gm_dirs(const gm_state *s, int sq, int side) {
   return (s->ptop >> sq & 1u) ? 0xFu : gm_fwd[side];
@@ -231,19 +247,15 @@ static int gm_generate(const gm_state *s, game_move *out, size_t cap,
   g.mv.kind = GM_KIND_JUMP;
   uint32_t opp = s->own[me ^ 1];
   uint32_t empty = ~s->occ;
-  for (uint32_t b = mine; b; b &= b - 1) {
+  uint32_t src[4]; /* columns allowed to go in each direction */
+  uint32_t jumpers = 0;
+  for (int d = 0; d < 4; d++) {
+    src[d] = (gm_fwd[me] >> d & 1u) ? mine : mine & s->ptop;
+    jumpers |= src[d] & gm_shift(opp & gm_shift(empty, 3 - d), 3 - d);
+  }
+  for (uint32_t b = jumpers; b; b &= b - 1) {
     int sq = __builtin_ctz(b);
-    unsigned dirs = gm_dirs(s, sq, me);
-    /* Cheap pre-test: most columns have no jump at all. */
-    int can = 0;
-    for (int d = 0; d < 4; d++) {
-      int l = gm_jp[sq][d];
-      if ((dirs >> d & 1u) && l != GM_NONE && (opp >> gm_nb[sq][d] & 1u) &&
-          (empty >> l & 1u))
-        can = 1;
-    }
-    if (!can) continue;
-    g.dirs = dirs;
+    g.dirs = gm_dirs(s, sq, me);
     g.far = (s->ptop >> sq & 1u) ? 0 : gm_far[me];
     g.occ = s->occ & ~(1u << sq);
     g.opp = opp;
@@ -273,18 +285,15 @@ static int gm_generate(const gm_state *s, game_move *out, size_t cap,
   memset(&m, 0, sizeof m);
   m.kind = GM_KIND_STEP;
   m.n = 2;
-  for (uint32_t b = mine; b; b &= b - 1) {
-    int sq = __builtin_ctz(b);
-    unsigned dirs = gm_dirs(s, sq, me);
-    for (int d = 0; d < 4; d++) {
-      int l = gm_nb[sq][d];
-      if (!(dirs >> d & 1u) || l == GM_NONE || !(empty >> l & 1u)) continue;
+  for (int d = 0; d < 4; d++) {
+    for (uint32_t b = gm_shift(src[d], d) & empty; b; b &= b - 1) {
+      int to = __builtin_ctz(b);
       if (k >= cap) {
         *n = k;
         return AGON_ENOSPACE;
       }
-      m.op[0] = (uint8_t)sq;
-      m.op[1] = (uint8_t)l;
+      m.op[0] = gm_nb[to][3 - d];
+      m.op[1] = (uint8_t)to;
       out[k++] = m;
     }
   }
@@ -295,18 +304,11 @@ static int gm_generate(const gm_state *s, game_move *out, size_t cap,
 /* Does the side to move have any move (jump or step)? */
 static int gm_has_move(const gm_state *s) {
   int me = s->side;
-  uint32_t opp = s->own[me ^ 1], empty = ~s->occ;
-  for (uint32_t b = s->own[me]; b; b &= b - 1) {
-    int sq = __builtin_ctz(b);
-    unsigned dirs = gm_dirs(s, sq, me);
-    for (int d = 0; d < 4; d++) {
-      if (!(dirs >> d & 1u)) continue;
-      int v = gm_nb[sq][d];
-      if (v == GM_NONE) continue;
-      if (empty >> v & 1u) return 1;
-      int l = gm_jp[sq][d];
-      if (l != GM_NONE && (opp >> v & 1u) && (empty >> l & 1u)) return 1;
-    }
+  uint32_t mine = s->own[me], opp = s->own[me ^ 1], empty = ~s->occ;
+  for (int d = 0; d < 4; d++) {
+    uint32_t src = (gm_fwd[me] >> d & 1u) ? mine : mine & s->ptop;
+    uint32_t to = gm_shift(src, d);
+    if ((to & empty) || (gm_shift(to & opp, d) & empty)) return 1;
   }
   return 0;
 }
