@@ -258,8 +258,10 @@ static inline unsigned gw_play(gw_state *s, int from, int to, uint8_t *caps) {
     /* Without re-entry the King never stands on the throne again. */
     if (from == GW_THRONE && (s->opt & GW_O_NO_REENTER)) irreversible = 1;
   }
-  s->ply++;
-  s->quiet = irreversible ? 0 : s->quiet + 1;
+  /* Saturating, so every state keeps a valid position text (counters are
+   * read back up to UINT32_MAX). */
+  s->ply += s->ply != UINT32_MAX;
+  s->quiet = irreversible ? 0 : s->quiet + (s->quiet != UINT32_MAX);
   s->side = (uint8_t)(side ^ 1);
   return nc;
 }
@@ -462,16 +464,17 @@ static int gw_is_blank(char c) {
          c == '\f';
 }
 
-/* Decimal counter field into *out (at most 9 digits, no sign). */
+/* Decimal counter field into *out (no sign, at most UINT32_MAX). */
 static int gw_parse_count(const char *p, size_t n, uint32_t *out) {
-  if (n == 0 || n > 9) return -1;
-  uint32_t v = 0;
+  if (n == 0 || n > 10) return -1;
+  uint64_t v = 0;
   for (size_t i = 0; i < n; i++) {
     if (p[i] < '0' || p[i] > '9') return -1;
-    v = v * 10 + (uint32_t)(p[i] - '0');
+    v = v * 10 + (uint64_t)(p[i] - '0');
   }
+  if (v > UINT32_MAX) return -1;
   if (n > 1 && p[0] == '0') return -1;  /* one spelling per number */
-  *out = v;
+  *out = (uint32_t)v;
   return 0;
 }
 
@@ -565,7 +568,7 @@ static int gw_from_position(game_state *st, const game_setup *setup,
         gw_parse_count(fs[3], fl[3], &s.quiet) < 0)
       return agon_err_set(err, AGON_EPOSITION,
                           "ply and quiet counters must be decimal numbers "
-                          "below 10^9");
+                          "up to 4294967295");
   }
   if (captured) s.over = GW_CAPTURED;
   else if (gw_sqflag(s.king) & GW_F_CORNER) s.over = GW_ESCAPED;

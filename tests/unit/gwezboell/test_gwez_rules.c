@@ -487,7 +487,8 @@ static void positions(void) {
       {"9/9/9/9/4a4/9/9/9/1K7 d 1 2", NULL},             /* quiet > ply */
       {"9/9/9/9/4a4/9/9/9/1K7 d -1 0", NULL},
       {"9/9/9/9/4a4/9/9/9/1K7 d 01 0", NULL},
-      {"9/9/9/9/4a4/9/9/9/1K7 d 1000000000 0", NULL},
+      {"9/9/9/9/4a4/9/9/9/1K7 d 4294967296 0", NULL},
+      {"9/9/9/9/4a4/9/9/9/1K7 d 10000000000 0", NULL},
       {"9/9/9/9/4D4/9/9/9/1K7 d", NULL},                 /* guard on throne */
       {"9/9/9/9/9/9/9/9/1K6a d", NULL},                  /* attacker on i1 */
       {"9/9/9/9/9/9/9/9/1K8 d", NULL},                   /* 10 squares */
@@ -524,6 +525,15 @@ static void positions(void) {
   const char *cap = "9/9/9/9/9/9/9/1a7/1ka6 d 5 0";
   CHECK_INT(vt->from_position(&st, &chk, cap, strlen(cap), &err), 0);
   CHECK_INT(vt->from_position(&st, &s, cap, strlen(cap), &err), AGON_EPOSITION);
+  /* Counters saturate instead of wrapping. */
+  const char *top = "4a4/9/1D7/9/9/9/2K6/9/9 a 4294967295 4294967294";
+  CHECK_INT(vt->from_position(&st, &s, top, strlen(top), &err), 0);
+  game_move mv;
+  CHECK_INT(vt->parse_move(&st, "e9-e8", 5, &mv, &err), 0);
+  vt->apply(&st, &mv, &err);
+  CHECK_INT(vt->check(&st, &err), 0);
+  vt->to_position(&st, buf2, sizeof buf2);
+  CHECK_STR(buf2, "9/4a4/1D7/9/9/9/2K6/9/9 d 4294967295 4294967295");
   /* Buffer too small. */
   char small[10];
   CHECK_INT(vt->to_position(&st2, small, sizeof small), AGON_ENOSPACE);
