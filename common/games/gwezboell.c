@@ -95,8 +95,7 @@ static const game_option gw_options[GW_OPT_COUNT] = {
      "draw when this many plies have been played (0 = no limit)"},
 };
 
-/* Tables built at compile time would need 110-entry initialisers; these are
- * small enough to derive with a macro instead. */
+/* Is mailbox index i a board square (not a sentinel)? */
 #define GW_ROWCOL_OK(i) ((i) >= GW_W && (i) < GW_MB - GW_W && (i) % GW_W != 9)
 
 /* Mailbox square of board square 0..80. */
@@ -110,14 +109,6 @@ static const uint8_t gw_mb_of[81] = {
 
 /* Board square 0..80 of a mailbox square (only meaningful on the board). */
 #define GW_SQ_OF(m) ((uint8_t)(((m) / GW_W - 1) * GW_N + (m) % GW_W))
-
-static unsigned gw_sqflag(int m) {
-  if (m == GW_THRONE) return GW_F_THRONE;
-  if (m == GW_MBSQ(0, 0) || m == GW_MBSQ(0, 8) || m == GW_MBSQ(8, 0) ||
-      m == GW_MBSQ(8, 8))
-    return GW_F_CORNER;
-  return 0;
-}
 
 /* Square flags by mailbox index (lookup in the ray loop). */
 static const uint8_t gw_flag[GW_MB] = {
@@ -364,7 +355,7 @@ static int gw_validate(const gw_state *s, int code, agon_err *err) {
       continue;
     }
     char name[3] = {(char)('a' + m % GW_W), (char)('1' + m / GW_W - 1), 0};
-    unsigned fl = gw_sqflag(m);
+    unsigned fl = gw_flag[m];
     switch (c) {
       case GW_EMPTY: break;
       case GW_ATT: att++; break;
@@ -393,7 +384,7 @@ static int gw_validate(const gw_state *s, int code, agon_err *err) {
   if (s->quiet > s->ply)
     return agon_err_set(err, code, "quiet plies %u exceed plies played %u",
                         (unsigned)s->quiet, (unsigned)s->ply);
-  int on_corner = (gw_sqflag(s->king) & GW_F_CORNER) != 0;
+  int on_corner = (gw_flag[s->king] & GW_F_CORNER) != 0;
   switch (s->over) {
     case GW_LIVE:
       if (on_corner)
@@ -571,7 +562,7 @@ static int gw_from_position(game_state *st, const game_setup *setup,
                           "up to 4294967295");
   }
   if (captured) s.over = GW_CAPTURED;
-  else if (gw_sqflag(s.king) & GW_F_CORNER) s.over = GW_ESCAPED;
+  else if (gw_flag[s.king] & GW_F_CORNER) s.over = GW_ESCAPED;
   rc = gw_validate(&s, AGON_EPOSITION, err);
   if (rc < 0) return rc;
   memset(st, 0, sizeof *st);
@@ -726,7 +717,7 @@ static char gw_cell_char(const gw_state *s, int m) {
     case GW_KING: return 'K';
     default: break;
   }
-  unsigned fl = gw_sqflag(m);
+  unsigned fl = gw_flag[m];
   return fl & GW_F_THRONE ? '+' : fl & GW_F_CORNER ? '#' : '.';
 }
 
