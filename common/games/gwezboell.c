@@ -17,7 +17,6 @@
  */
 #include "games.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -259,9 +258,14 @@ static inline unsigned gw_play(gw_state *s, int from, int to, uint8_t *caps) {
 
 static int gw_apply(game_state *st, const game_move *mv, agon_err *err) {
   gw_state *s = gw_of(st);
+  /* Only cheap sanity checks: callers pass moves from legal_moves or
+   * parse_move, and a full legality test would slow perft down. These keep
+   * a wrong caller from corrupting the board. */
   if (mv->kind != GW_KIND_MOVE || mv->n != 2 || mv->op[0] > 80 ||
-      mv->op[1] > 80 || s->over != GW_LIVE)
-    return agon_err_set(err, AGON_EINVAL, "not a gwezboell move");
+      mv->op[1] > 80 || s->over != GW_LIVE ||
+      !gw_own(s->side, s->cell[gw_mb_of[mv->op[0]]]) ||
+      s->cell[gw_mb_of[mv->op[1]]] != GW_EMPTY)
+    return agon_err_set(err, AGON_EINVAL, "not a move of this position");
   gw_play(s, gw_mb_of[mv->op[0]], gw_mb_of[mv->op[1]], NULL);
   return 0;
 }

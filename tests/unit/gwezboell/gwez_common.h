@@ -83,6 +83,11 @@ static inline void gw_tm_list(gw_tm *t, const char *opts, const char *pieces,
     fprintf(stderr, "bad test position %s: %s\n", pos, err.msg);
     abort();
   }
+  /* Every scenario position also round-trips through its text. */
+  char back[GAME_POSITION_MAX];
+  CHECK(gw_vt()->to_position(&t->m.st, back, sizeof back) > 0);
+  CHECK_STR(back, pos);
+  CHECK_INT(gw_vt()->check(&t->m.st, &err), 0);
 }
 
 static inline void gw_tm_start(gw_tm *t, const char *opts) {
