@@ -209,6 +209,18 @@ static void gw8_step_into_frame(void) {
   CHECK_INT(play(&t, "b8-b7"), 0);
   CHECK_STR(t.m.last_text, "b8-b7++");
   CHECK_WIN(&t, ATT, "king_captured");
+  /* The King can also frame himself by crossing the empty throne (e7-e4):
+   * the throne behind him is then the fourth side. Safe as well. */
+  gw_tm_list(&t, NULL, "Ke7 ad4 af4 ae3 ab8", 'd');
+  CHECK_INT(play(&t, "e7-e4"), 0);
+  CHECK_STR(t.m.last_text, "e7-e4");
+  CHECK_INT(play(&t, "b8-b7"), 0);
+  CHECK_ONGOING(&t);
+  gw_tm_list(&t, "king_capture=any_attacker_move", "Ke7 ad4 af4 ae3 ab8", 'd');
+  CHECK_INT(play(&t, "e7-e4"), 0);
+  CHECK_ONGOING(&t);
+  CHECK_INT(play(&t, "b8-b7"), 0);
+  CHECK_WIN(&t, ATT, "king_captured");
 }
 
 static void gw9_king_on_edge(void) {
