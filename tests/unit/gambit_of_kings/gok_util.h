@@ -11,7 +11,7 @@
 #include "game.h"
 #include "test.h"
 
-static const game_vtable *gok_vt(void) {
+static inline const game_vtable *gok_vt(void) {
   const game_vtable *vt = game_find("gambit-of-kings");
   if (vt == NULL) {
     fprintf(stderr, "gambit-of-kings is not registered\n");
@@ -22,7 +22,7 @@ static const game_vtable *gok_vt(void) {
 
 /* Position string from "Ce1 cf10 +Ka3 Le5 ..." (upper case Light, '+' marks a
  * promoted Knight), the side to move ('l'/'d') and counters. */
-static void gok_pos(char *out, size_t cap, const char *pieces, char side,
+static inline void gok_pos(char *out, size_t cap, const char *pieces, char side,
                     unsigned quiet, unsigned rev, unsigned pl, unsigned pd) {
   char grid[10][10][3];
   memset(grid, 0, sizeof grid);
@@ -59,13 +59,13 @@ static void gok_pos(char *out, size_t cap, const char *pieces, char side,
   snprintf(out + k, cap - k, " %c %u %u %u %u", side, quiet, rev, pl, pd);
 }
 
-static int cmp_cstr(const void *a, const void *b) {
+static inline int cmp_cstr(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Sorted, space-separated canonical moves of st, optionally only those whose
  * text starts with prefix (a from-square followed by '-' or 'x'). */
-static void gok_moves_text(const game_vtable *vt, const game_state *st,
+static inline void gok_moves_text(const game_vtable *vt, const game_state *st,
                            const char *from, char *out, size_t cap) {
   static game_move mv[GAME_MAX_MOVES];
   static char text[GAME_MAX_MOVES][GAME_MOVE_TEXT_MAX];
@@ -92,7 +92,7 @@ static void gok_moves_text(const game_vtable *vt, const game_state *st,
 }
 
 /* Sort a space-separated list of moves (the spec's lists are unordered). */
-static void gok_sorted(const char *list, char *out, size_t cap) {
+static inline void gok_sorted(const char *list, char *out, size_t cap) {
   char buf[4096];
   const char *ptr[512];
   size_t m = 0, k = 0;
