@@ -620,6 +620,70 @@ static void test_random_games(void) {
   CHECK_INT(ended, games);
 }
 
+/* Garbage and mutated inputs: never crash, only the documented codes, and
+ * whatever is accepted is consistent. */
+static void test_garbage(void) {
+  game_setup s = mk_setup("");
+  game_state st, st2;
+  agon_err err;
+  game_rng r;
+  game_rng_init(&r, 42);
+  const char *base =
+      "3k1c4/1lS4S2/3E3t2/7G2/10/10/9e/+K4s4/10/4C5 l 97 97 1 0";
+  const char alphabet[] = "0123456789/+ kKsSeElLgGtTpPcCxXdD-=\t";
+  unsigned accepted = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    char buf[GAME_POSITION_MAX];
+    size_t n = strlen(base);
+    memcpy(buf, base, n);
+    int edits = 1 + (int)game_rng_below(&r, 3);
+    for (int e = 0; e < edits; e++) {
+      size_t at = game_rng_below(&r, (uint32_t)n);
+      uint32_t op = game_rng_below(&r, 3);
+      char c = iter & 1 ? (char)game_rng_below(&r, 256)
+                        : alphabet[game_rng_below(&r, sizeof alphabet - 1)];
+      if (op == 0) buf[at] = c;
+      else if (op == 1 && n > 1) memmove(buf + at, buf + at + 1, n - at - 1), n--;
+      else if (n + 1 < sizeof buf) memmove(buf + at + 1, buf + at, n - at), buf[at] = c, n++;
+    }
+    int rc = vt->from_position(&st, &s, buf, n, &err);
+    CHECK_MSG(rc == 0 || rc == AGON_EPOSITION, "rc %d", rc);
+    if (rc == 0) {
+      accepted++;
+      char out[GAME_POSITION_MAX];
+      vt->to_position(&st, out, sizeof out);
+      CHECK_MSG(vt->check(&st, &err) == 0, "accepted '%.*s' fails check: %s", (int)n, buf,
+                err.msg);
+      CHECK_MSG(vt->from_position(&st2, &s, out, strlen(out), &err) == 0 &&
+                    memcmp(&st, &st2, vt->state_size) == 0,
+                "'%s' does not round-trip", out);
+    }
+  }
+  CHECK(accepted > 0);
+  vt->from_position(&st, &s, base, strlen(base), &err);
+  const char malpha[] = "abcdefghijk0123456789-xX=kK +#!";
+  for (int iter = 0; iter < 50000; iter++) {
+    char buf[24];
+    size_t n = game_rng_below(&r, sizeof buf);
+    for (size_t i = 0; i < n; i++)
+      buf[i] = iter % 3 == 0 ? (char)game_rng_below(&r, 256)
+                             : malpha[game_rng_below(&r, sizeof malpha - 1)];
+    game_move m;
+    int rc = vt->parse_move(&st, buf, n, &m, &err);
+    CHECK_MSG(rc == 0 || rc == AGON_EBADMOVE || rc == AGON_EILLEGAL, "rc %d", rc);
+    if (rc == 0) {
+      char text[GAME_MOVE_TEXT_MAX];
+      game_move back;
+      vt->format_move(&st, &m, text, sizeof text);
+      CHECK(vt->parse_move(&st, text, strlen(text), &back, &err) == 0 &&
+            game_move_eq(&m, &back));
+      game_state c = st;
+      vt->apply(&c, &m, &err);
+      CHECK(vt->check(&c, &err) == 0);
+    }
+  }
+}
+
 int main(void) {
   vt = gok_vt();
   CHECK_STR(vt->name, "gambit-of-kings");
@@ -643,5 +707,6 @@ int main(void) {
   test_positions();
   test_views();
   test_random_games();
+  test_garbage();
   return test_summary();
 }
