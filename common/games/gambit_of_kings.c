@@ -485,8 +485,6 @@ static int gok_check(const game_state *st, agon_err *err) {
 
 /* ---- play --------------------------------------------------------------- */
 
-static int gok_to_move_raw(const gok_state *s) { return s->side; }
-
 static game_outcome gok_outcome(const game_state *st) {
   const gok_state *s = GOK_CST(st);
   if (s->over) return game_outcome_win(s->winner, "castle_captured");
@@ -501,7 +499,7 @@ static game_outcome gok_outcome(const game_state *st) {
 
 static int gok_to_move(const game_state *st) {
   if (gok_outcome(st).result != GAME_ONGOING) return GAME_NOBODY;
-  return gok_to_move_raw(GOK_CST(st));
+  return GOK_CST(st)->side;
 }
 
 static int gok_legal_moves(const game_state *st, game_move *out, size_t cap,
@@ -687,6 +685,7 @@ static char gok_letter(uint8_t p) {
   return (p & GOK_DARK) ? (char)(c - 'A' + 'a') : c;
 }
 
+/* Canonical position string into buf (OUT); length or AGON_ENOSPACE. */
 static int gok_to_position(const game_state *st, char *buf, size_t cap) {
   const gok_state *s = GOK_CST(st);
   char tmp[GAME_POSITION_MAX];
@@ -738,6 +737,8 @@ static int gok_piece_from_letter(char c, uint8_t *out) {
   return 0;
 }
 
+/* Strict parse of a position string (pos is not NUL-terminated: len bytes);
+ * *st (OUT) is zeroed on failure. Options come from setup. */
 static int gok_from_position(game_state *st, const game_setup *setup,
                              const char *pos, size_t len, agon_err *err) {
   gok_state *s = GOK_ST(st);
@@ -829,6 +830,8 @@ static int gok_from_position(game_state *st, const game_setup *setup,
 
 /* ---- views -------------------------------------------------------------- */
 
+/* Client view (new reference); fields documented in
+ * docs/positions/gambit_of_kings.md. */
 static json_t *gok_to_json(const game_state *st, int viewer) {
   (void)viewer; /* perfect information */
   const gok_state *s = GOK_CST(st);

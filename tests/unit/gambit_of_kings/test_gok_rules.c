@@ -26,6 +26,10 @@ static game_state load(const char *opts, const char *pos) {
   agon_err err;
   int rc = vt->from_position(&st, &s, pos, strlen(pos), &err);
   CHECK_MSG(rc == 0, "from_position(%s): %s", pos, err.msg);
+  /* Every spec position round-trips to the very same string. */
+  char back[GAME_POSITION_MAX];
+  CHECK(vt->to_position(&st, back, sizeof back) > 0);
+  CHECK_STR(back, pos);
   return st;
 }
 
