@@ -74,7 +74,7 @@ static const game_option gok_options[GOK_N_OPTS] = {
     {"no_move", GAME_OPT_ENUM, "loss|draw", "loss",
      0, 0, "result for a side to move without a legal move"},
     {"repetition", GAME_OPT_INT, NULL, "3", 0, 100,
-     "draw when a position occurs this many times (0: off)"},
+     "draw when a position occurs this many times (0: off, else 2..100)"},
     {"quiet_plies", GAME_OPT_INT, NULL, "100", 0, 10000,
      "draw after this many plies without capture or Soldier move (0: off)"},
 };
@@ -339,6 +339,14 @@ static int gok_promotes(const gok_state *s, int from, int to) {
 
 /* ---- setup -------------------------------------------------------------- */
 
+/* Option combinations the INT ranges cannot express. */
+static int gok_check_options(const game_setup *setup, agon_err *err) {
+  if (setup->ival[GOK_OPT_REPETITION] == 1)
+    return agon_err_set(err, AGON_EOPTION,
+                        "option repetition: 1 would end every game at once (0 or 2..100)");
+  return 0;
+}
+
 static void gok_clear(gok_state *s, const game_setup *setup) {
   memset(s, 0, sizeof *s);
   for (int i = 0; i < GOK_SQ; i++) s->b[i] = GOK_OFF;
@@ -366,9 +374,9 @@ static void gok_recount(gok_state *s) {
 
 static int gok_init(game_state *st, const game_setup *setup, uint64_t seed,
                     agon_err *err) {
-  (void)err;
   gok_state *s = GOK_ST(st);
   memset(st, 0, sizeof *st);
+  if (gok_check_options(setup, err) < 0) return AGON_EOPTION;
   gok_clear(s, setup);
   static const uint8_t back[10] = {GOK_K, GOK_L, GOK_G, GOK_T, GOK_C,
                                    GOK_P, GOK_T, GOK_G, GOK_L, GOK_K};
@@ -743,6 +751,7 @@ static int gok_from_position(game_state *st, const game_setup *setup,
                              const char *pos, size_t len, agon_err *err) {
   gok_state *s = GOK_ST(st);
   memset(st, 0, sizeof *st);
+  if (gok_check_options(setup, err) < 0) return AGON_EOPTION;
   gok_clear(s, setup);
   size_t i = 0;
   for (int r = 9; r >= 0; r--) {

@@ -346,6 +346,13 @@ static void test_gk13(void) {
       CHECK_INT(game_match_play(&m, "a1-a2", 5, NULL, &err), 0);
     }
   }
+  {
+    game_setup s1 = mk_setup("repetition=1");
+    game_state st;
+    agon_err err;
+    CHECK_INT(vt->init(&st, &s1, 0, &err), AGON_EOPTION);
+    CHECK_INT(vt->from_position(&st, &s1, pos, strlen(pos), &err), AGON_EOPTION);
+  }
   /* Sideways Soldier steps are reversible: they do not hide repetitions
    * (the window counts from the last irreversible move only). */
   gok_pos(pos, sizeof pos, "Ce1 Sa4 cf10 kj10", 'l', 0, 0, 0, 0);
