@@ -79,7 +79,7 @@ static const game_option gok_options[GOK_N_OPTS] = {
      "draw after this many plies without capture or Soldier move (0: off)"},
 };
 
-/* The whole game state: 160 bytes, copied per perft node. Counts of
+/* The whole game state: 166 bytes, copied per perft node. Counts of
  * promoted pieces and Knights are caches of the board (check() verifies
  * them) so that apply can enforce the cap without scanning. */
 typedef struct gok_state {
