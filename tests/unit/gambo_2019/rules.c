@@ -845,7 +845,7 @@ int main(int argc, char **argv) {
   static const char *const optsets[] = {
       "", "variant=advanced", "variant=advanced eliminated_are_prisoners=no",
       "permute_withdrawn=yes", "setup=placement", "setup=placement variant=advanced"};
-  for (size_t i = 0; i < sizeof optsets / sizeof *optsets; i++) random_games(optsets[i], 300);
+  for (size_t i = 0; i < sizeof optsets / sizeof *optsets; i++) random_games(optsets[i], 120);
   if (argc > 1) test_counts(argv[1]);
   return test_summary();
 }
