@@ -1069,7 +1069,7 @@ static int g19_to_text(const game_state *gs, char *buf, size_t cap) {
       row[x][at + 1] = n[1];
       if (p && ((s->wdr[x] >> c) & 1)) row[x][at] = (char)(row[x][at] - 'A' + 'a');
       if (p && s->phase == G19_RESPOND && x == s->init && c == s->engaged)
-        row[x][at] = row[x][at + 1] = '^' ;
+        row[x][at] = row[x][at + 1] = '^';
     }
     row[x][8 + 6 * 8 + 3 * x + 2] = '\0';
   }
