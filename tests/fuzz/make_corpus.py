@@ -31,8 +31,8 @@ def save(d, data):
 
 
 for g in GAMES:
-    mdir = os.path.join(HERE, g + "-move")
-    pdir = os.path.join(HERE, g + "-position")
+    mdir = os.path.join(HERE, g.replace("-", "_") + "-move")
+    pdir = os.path.join(HERE, g.replace("-", "_") + "-position")
     for seed in (0, 1, 2):
         for mv in run("legal", g, "--seed", str(seed)).splitlines()[:12]:
             for v in (mv, mv.upper(), "  " + mv + "  ", mv + "x", mv[:-1], mv.replace("-", "")):

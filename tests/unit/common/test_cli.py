@@ -96,9 +96,9 @@ for g in GAMES:
     check(last.startswith("outcome: ") and "unfinished" not in last, f"{g}: random ends ({last})")
     played = a.splitlines()[:-1]
     if played:
-        rc, _, err = run("show", g, *played)
+        rc, _, err = run("show", g, "--seed", "5", *played)
         check(rc == 0, f"{g}: random's moves replay through show ({err.strip()})")
-        rc, out, _ = run("legal", g, *played)
+        rc, out, _ = run("legal", g, "--seed", "5", *played)
         check(rc == 0 and out == "", f"{g}: nothing is legal once the game is over")
     rc, _, err = run("random", g)
     check(rc == 2, f"{g}: random without --seed -> exit 2")
