@@ -202,7 +202,7 @@ static int nv_over(const nv *p) {
 
 typedef struct nv_move {
   int fx, fy, tx, ty;
-  char text[16];
+  char text[32];
 } nv_move;
 
 static size_t nv_gen(const nv *p, nv_move *out) {
