@@ -6,9 +6,10 @@
 
 /* ---- framing ----------------------------------------------------------- */
 
-void proto_framer_init(proto_framer *f, size_t cap) {
+void proto_framer_init(proto_framer *f, size_t max) {
   memset(f, 0, sizeof *f);
-  f->cap = cap;
+  f->max = max;
+  f->cap = PROTO_FRAMER_BUFSIZE(max);
 }
 
 void proto_framer_attach(proto_framer *f, char *buf) {
@@ -43,7 +44,11 @@ int proto_framer_feed(proto_framer *f, size_t n, proto_line_cb cb,
     } else {
       size_t ll = end - start;
       if (ll > 0 && f->buf[start + ll - 1] == '\r') ll--;
-      if (cb(arg, PROTO_LINE, f->buf + start, ll)) {
+      /* The buffer holds max + 2 bytes, so a complete line can still be
+       * one byte too long: same error, nothing left to skip. */
+      int kind = ll > f->max ? PROTO_TOO_LONG : PROTO_LINE;
+      if (cb(arg, kind, kind == PROTO_LINE ? f->buf + start : NULL,
+             kind == PROTO_LINE ? ll : 0)) {
         f->len = 0;
         f->scan = 0;
         return 1;

@@ -23,7 +23,8 @@
 
 typedef struct proto_framer {
   char *buf;     /* borrowed, cap bytes; may be NULL until proto_framer_attach */
-  size_t cap;    /* max line length (newline excluded) == buffer size */
+  size_t max;    /* longest line, "\n" (and a "\r" before it) excluded */
+  size_t cap;    /* buffer size: PROTO_FRAMER_BUFSIZE(max) */
   size_t len;    /* bytes held: the start of an unfinished line */
   size_t scan;   /* bytes of buf[0..len) known to hold no newline */
   int skipping;  /* discarding an over-long line until its newline */
@@ -32,7 +33,7 @@ typedef struct proto_framer {
 /* What a line callback is told. */
 enum {
   PROTO_LINE = 0,     /* line = the bytes, without "\n" (and without "\r") */
-  PROTO_TOO_LONG = 1  /* a line exceeded cap; line = NULL, len = 0. Reported
+  PROTO_TOO_LONG = 1  /* a line exceeded max; line = NULL, len = 0. Reported
                          once, when it overflows; its rest is skipped. */
 };
 
@@ -41,8 +42,11 @@ enum {
 typedef int (*proto_line_cb)(void *arg, int kind, const char *line,
                              size_t len);
 
-void proto_framer_init(proto_framer *f, size_t cap);
-/* Give the framer its buffer (cap bytes), e.g. lazily on first read. */
+/* Room for the longest line plus "\r\n". */
+#define PROTO_FRAMER_BUFSIZE(max) ((max) + 2)
+
+void proto_framer_init(proto_framer *f, size_t max);
+/* Give the framer its buffer (f->cap bytes), e.g. lazily on first read. */
 void proto_framer_attach(proto_framer *f, char *buf);
 /* Detach the buffer if it holds nothing (returns it, else NULL), so idle
  * connections need not keep one. */
