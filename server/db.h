@@ -93,6 +93,15 @@ int db_write(db *d, db_job_fn fn, void *ctx, db_done_cb cb);
 /* Queue a read job on a reader connection. Same returns as db_write. */
 int db_read(db *d, db_job_fn fn, void *ctx, db_done_cb cb);
 
+/* Inside a job only: the job thread's cached prepared statement for sql on
+ * conn (prepared on first use, SQLITE_PREPARE_PERSISTENT). sql must have
+ * static storage duration (a string literal): its address is the cache key.
+ * The statement is handed out as left by its last use in this job and is
+ * reset with its bindings cleared after the job returns; the job must not
+ * finalize it. Returns NULL if preparation failed (sqlite3_errmsg(conn)).
+ * Saves the ~10 us prepare per statement that small write jobs would pay. */
+sqlite3_stmt *db_stmt(sqlite3 *conn, const char *sql);
+
 typedef struct db_stats {
   unsigned queue_depth;      /* write jobs waiting for the writer */
   unsigned writes_inflight;  /* accepted writes whose callback is pending */
