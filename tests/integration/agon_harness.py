@@ -56,8 +56,16 @@ class Server:
             args.append("--pwhash-fast")
         args += self.extra
         self.errf = open(self.stderr_path, "ab")
+        env = dict(os.environ)
+        if self.sanitized():
+            # ASan keeps freed memory in a quarantine (256 MiB by default),
+            # which would swamp the memory checks; the leak/UB checks stay.
+            env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") +
+                                   ":quarantine_size_mb=0"
+                                   ":thread_local_quarantine_size_kb=0").lstrip(":")
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE,
-                                     stderr=self.errf, cwd=self.tmpdir)
+                                     stderr=self.errf, cwd=self.tmpdir,
+                                     env=env)
         line = self._readline_timeout(self.proc.stdout, TIMEOUT)
         if not line.startswith(b"listening on 127.0.0.1:"):
             self.kill()
@@ -74,6 +82,11 @@ class Server:
         if not sel.select(timeout):
             return b""
         return f.readline()
+
+    def sanitized(self):
+        """True if agond was built with AddressSanitizer."""
+        with open(self.agond, "rb") as f:
+            return b"__asan_init" in f.read()
 
     def log(self):
         try:
@@ -105,6 +118,15 @@ class Server:
         rc = self.wait()
         if rc is None:
             self.kill()
+        return rc
+
+    def stop_checked(self, what="agond"):
+        """SIGTERM; check exit 0 and no sanitizer report in the log."""
+        rc = self.stop()
+        check(rc == 0, "%s exits 0 on SIGTERM (got %r)" % (what, rc))
+        log = self.log()
+        check("AddressSanitizer" not in log and "LeakSanitizer" not in log
+              and "runtime error:" not in log, "%s: no sanitizer report" % what)
         return rc
 
     def kill(self):

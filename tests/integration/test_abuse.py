@@ -55,7 +55,7 @@ def flood(agond):
         c2 = srv.client()
         check(c2.req("ping")["ok"], "server serves others after a flood")
     finally:
-        srv.stop()
+        srv.stop_checked()
         srv.cleanup()
 
 
@@ -94,13 +94,17 @@ def never_reads(agond):
         grow = peak - base
         print("    server VmRSS base %d KiB, peak %d KiB (+%d KiB for %d clients)"
               % (base, peak, grow, len(clients)))
-        # 8 x (1 MiB hard cap + 18 KiB read buffer) bounds our part.
-        check(grow < 8 * 1100 + 8192, "server memory stayed bounded")
+        # 8 x (1 MiB hard cap + 18 KiB read buffer) bounds our part; ASan's
+        # redzones and allocator caches roughly triple it.
+        bound = 8 * 1100 + 8192
+        if srv.sanitized():
+            bound *= 3
+        check(grow < bound, "server memory stayed bounded (< %d KiB)" % bound)
         c = srv.client()
         check(c.req("ping")["ok"], "server still serves others")
         check("output stalled" in srv.log(), "log says why it cut them")
     finally:
-        srv.stop()
+        srv.stop_checked()
         srv.cleanup()
 
 
@@ -118,7 +122,7 @@ def per_address(agond):
         y = srv.client()
         check(y.req("ping")["ok"], "a slot frees when a connection closes")
     finally:
-        srv.stop()
+        srv.stop_checked()
         srv.cleanup()
 
 

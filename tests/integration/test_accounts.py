@@ -85,8 +85,7 @@ def main(agond):
               "login rate_limited carries retry_after_ms")
         check(c3.req("ping")["ok"], "connection fine after login rate limit")
     finally:
-        rc = srv.stop()
-        check(rc == 0, "agond exits 0 on SIGTERM")
+        srv.stop_checked()
         srv.cleanup()
 
 

@@ -39,6 +39,8 @@ def graceful(agond, tmp):
     log = srv.log()
     check("database closed" in log, "log: database closed")
     check("not clean" not in log, "loop closed cleanly")
+    check("AddressSanitizer" not in log and "runtime error:" not in log,
+          "no sanitizer report")
     return tok
 
 
@@ -55,7 +57,7 @@ def restart(agond, tmp, tok):
         check(r["ok"] and r["data"]["name"] == "carol",
               "restart: token from before the restart resumes")
     finally:
-        check(srv.stop() == 0, "restart: clean exit")
+        srv.stop_checked("restart")
 
 
 def second_signal(agond, tmp):
@@ -104,7 +106,7 @@ def second_signal(agond, tmp):
         r = c.req("login", name="carol", password="password one")
         check(r["ok"], "restart after the second signal: data intact")
     finally:
-        check(srv2.stop() == 0, "clean exit after restart")
+        srv2.stop_checked("restart after the second signal")
 
 
 def newer_schema(agond, tmp):

@@ -132,7 +132,7 @@ def main(agond):
         check(ids == list(range(100, 110)), "pipelined replies in order")
         c.close()
     finally:
-        srv.stop()
+        srv.stop_checked()
         srv.cleanup()
 
     # -- keepalive and timeouts --
@@ -158,7 +158,7 @@ def main(agond):
               "no hello -> disconnect event hello_timeout")
         check(h.closed(), "no hello -> closed")
     finally:
-        srv.stop()
+        srv.stop_checked()
         srv.cleanup()
 
     srv = Server(agond, ["--idle-timeout-ms", "300", "--ping-interval-ms", "0"]).start()
@@ -169,7 +169,7 @@ def main(agond):
               "idle unauthenticated -> disconnect idle_timeout")
         check(c.closed(), "idle -> closed")
     finally:
-        srv.stop()
+        srv.stop_checked()
         srv.cleanup()
 
 
