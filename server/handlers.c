@@ -104,6 +104,26 @@ char *handlers_hello_data(const struct server *s, size_t *len) {
       "ping_interval_ms", (json_int_t)cfg->ping_interval_ms,
       "ping_timeout_ms", (json_int_t)cfg->ping_timeout_ms,
       "output_stall_ms", (json_int_t)cfg->stall_ms);
+  /* Effective login limits: 0 in the config means the accounts default. */
+#define EFF(v, def) (json_int_t)((v) ? (v) : (def))
+  json_object_set_new(
+      limits, "login",
+      json_pack("{s:{s:I, s:I}, s:{s:I, s:I}}", "address", "burst",
+                EFF(cfg->login_addr_burst, ACCOUNTS_RL_ADDR_BURST_DEFAULT),
+                "period_ms",
+                EFF(cfg->login_addr_period_ms, ACCOUNTS_RL_ADDR_PERIOD_MS_DEFAULT),
+                "account", "burst",
+                EFF(cfg->login_account_burst, ACCOUNTS_RL_ACCOUNT_BURST_DEFAULT),
+                "period_ms",
+                EFF(cfg->login_account_period_ms,
+                    ACCOUNTS_RL_ACCOUNT_PERIOD_MS_DEFAULT)));
+#undef EFF
+  json_object_set_new(limits, "name",
+                      json_pack("{s:i, s:i, s:s}", "min", ACCOUNTS_NAME_MIN, "max",
+                                ACCOUNTS_NAME_MAX, "chars", "A-Za-z0-9_-"));
+  json_object_set_new(limits, "password",
+                      json_pack("{s:i, s:i}", "min", ACCOUNTS_PASSWORD_MIN, "max",
+                                ACCOUNTS_PASSWORD_MAX));
   json_t *d = json_pack("{s:s, s:s, s:i, s:o, s:o}", "server", "agond",
                         "version", AGON_VERSION, "protocol", PROTO_VERSION,
                         "limits", limits, "games", games);

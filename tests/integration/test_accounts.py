@@ -84,6 +84,22 @@ def main(agond):
               r["error"].get("retry_after_ms", 0) > 0,
               "login rate_limited carries retry_after_ms")
         check(c3.req("ping")["ok"], "connection fine after login rate limit")
+        # Connections that leave while their accounts request is in flight:
+        # the callback must not touch freed memory (ASan run), the server
+        # goes on.
+        for i in range(5):
+            q = srv.client()
+            q.send({"type": "register", "id": 1, "name": "gone_%d" % i,
+                    "password": "password three"})
+            q.send({"type": "login", "id": 2, "name": "Alice_1",
+                    "password": "correct horse"})
+            q.close()
+        c4 = srv.client()
+        check(c4.req("ping")["ok"], "server fine after peers left mid-request")
+        # and at shutdown with requests in flight
+        q = srv.client()
+        q.send({"type": "login", "id": 1, "name": "Alice_1",
+                "password": "correct horse"})
     finally:
         srv.stop_checked()
         srv.cleanup()

@@ -173,6 +173,28 @@ def main(agond):
         srv.cleanup()
 
 
+def config_file(agond):
+    import os
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="agond-conf-")
+    conf = os.path.join(tmp, "agond.conf")
+    with open(conf, "w") as f:
+        f.write("# test config\nmax-line = 2048\nrate 7\nport = 1\n")
+    # the flag (--port 0 from the harness) overrides the file's port
+    srv = Server(agond, ["--config", conf], tmpdir=tmp).start()
+    try:
+        d = srv.client(hello=False).req("hello")["data"]
+        check(d["limits"]["max_line"] == 2048 and
+              d["limits"]["rate"]["per_second"] == 7,
+              "config file settings applied, flags override it")
+    finally:
+        srv.stop_checked("config file")
+        srv.cleanup()
+    import shutil
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
     main(sys.argv[1])
+    config_file(sys.argv[1])
     finish()
