@@ -108,6 +108,36 @@ def never_reads(agond):
         srv.cleanup()
 
 
+def hard_cap(agond):
+    # Replies already owed for buffered requests can overshoot the high mark;
+    # the hard cap (write-queue-max) cuts the peer off at once.
+    srv = Server(agond, ["--rate", "0", "--addr-rate", "0",
+                         "--stall-timeout-ms", "60000", "--ping-interval-ms", "0",
+                         "--write-queue-high", "65536", "--write-queue-low", "16384",
+                         "--write-queue-max", "131072"]).start()
+    try:
+        c = srv.client(rcvbuf=4096)
+        c.sock.settimeout(0.5)
+        hellos = b'{"type":"hello"}\n' * 900   # ~15 KiB in, ~2.5 MiB owed
+        cut = False
+        end = time.time() + 20
+        while time.time() < end and not cut:
+            try:
+                c.sock.send(hellos)
+            except socket.timeout:
+                time.sleep(0.05)
+            except OSError:
+                cut = True
+            if "output queue over limit" in srv.log():
+                cut = True
+        check(cut and "output queue over limit" in srv.log(),
+              "output over the hard cap -> disconnected")
+        check(srv.client().req("ping")["ok"], "server still serves others")
+    finally:
+        srv.stop_checked()
+        srv.cleanup()
+
+
 def per_address(agond):
     srv = Server(agond, ["--max-conns-per-addr", "3"]).start()
     try:
@@ -129,5 +159,6 @@ def per_address(agond):
 if __name__ == "__main__":
     flood(sys.argv[1])
     never_reads(sys.argv[1])
+    hard_cap(sys.argv[1])
     per_address(sys.argv[1])
     finish()
