@@ -23,7 +23,6 @@ struct server;
 typedef struct conn {
   uv_tcp_t tcp;            /* first: (conn *)handle works for the stream */
   uv_timer_t timer;        /* single-shot: the nearest deadline */
-  uv_shutdown_t shut;      /* graceful end: FIN after queued output */
   struct server *srv;
   struct conn *prev, *next; /* server's list of open connections */
   uint64_t id;
