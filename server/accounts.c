@@ -464,7 +464,7 @@ static void hash_start_next(accounts *a) {
     r->next = NULL;
     if (uv_queue_work(a->loop, &r->work, hash_work, after_hash) != 0) {
       req_fail(r, AGON_EINTERNAL, "cannot queue password hashing");
-      req_finish(r);
+      req_finish_soon(r); /* may be inside accounts_login's call */
       continue;
     }
     a->hashing++;
