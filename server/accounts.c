@@ -56,6 +56,7 @@ struct acct_req {
   int password_ok;
   char peer[ACCOUNTS_ADDR_MAX + 1];
   char pwhash[crypto_pwhash_STRBYTES];
+  int rehash;    /* login: pwhash was remade with the current limits */
   int found;     /* login: the name exists */
   int verified;  /* login: the password matched */
   int hash_failed;
@@ -380,8 +381,18 @@ static int job_register(sqlite3 *c, void *ctx) {
   return insert_session(c, r);
 }
 
+static const char SQL_SET_PWHASH[] = "UPDATE players SET pwhash = ?2 WHERE id = ?1";
+
 static int job_new_session(sqlite3 *c, void *ctx) {
-  return insert_session(c, ctx);
+  acct_req *r = ctx;
+  if (r->rehash) {
+    sqlite3_stmt *st = db_stmt(c, SQL_SET_PWHASH);
+    if (!st) return AGON_ESTORAGE;
+    sqlite3_bind_int64(st, 1, r->player_id);
+    sqlite3_bind_text(st, 2, r->pwhash, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) return AGON_ESTORAGE;
+  }
+  return insert_session(c, r);
 }
 
 static int job_resume(sqlite3 *c, void *ctx) {
@@ -440,6 +451,14 @@ static void hash_work(uv_work_t *w) {
     const char *h = r->found ? r->pwhash : a->dummy_hash;
     int ok = crypto_pwhash_str_verify(h, r->password, r->password_len) == 0;
     r->verified = ok && r->found && r->name_ok && r->password_ok;
+    /* Limits raised since this hash was made (or a different algorithm):
+     * remake it now that we hold the password; stored with the session. */
+    if (r->verified && crypto_pwhash_str_needs_rehash(r->pwhash,
+                                                      a->cfg.opslimit,
+                                                      a->cfg.memlimit) != 0 &&
+        crypto_pwhash_str(r->pwhash, r->password, r->password_len,
+                          a->cfg.opslimit, a->cfg.memlimit) == 0)
+      r->rehash = 1;
   }
   sodium_memzero(r->password, sizeof r->password);
 }
@@ -464,7 +483,7 @@ static void hash_start_next(accounts *a) {
     r->next = NULL;
     if (uv_queue_work(a->loop, &r->work, hash_work, after_hash) != 0) {
       req_fail(r, AGON_EINTERNAL, "cannot queue password hashing");
-      req_finish(r);
+      req_finish_soon(r); /* may be inside accounts_login's call */
       continue;
     }
     a->hashing++;

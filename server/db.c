@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "limits_storage.h"
@@ -458,6 +459,19 @@ static int pragma(sqlite3 *c, const char *sql, agon_err *err) {
   return AGON_ESTORAGE;
 }
 
+/* Creates the database's parent directory if it is missing (one level: the
+ * default path is ./var/agon.db and a fresh checkout has no ./var). */
+static void make_parent_dir(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path) return;
+  size_t n = (size_t)(slash - path);
+  char dir[4096];
+  if (n >= sizeof dir) return;
+  memcpy(dir, path, n);
+  dir[n] = '\0';
+  mkdir(dir, 0750); /* EEXIST or a real error: sqlite3_open_v2 reports it */
+}
+
 static int open_conn(sqlite3 **out, const char *path, int readonly,
                      const db_config *cfg, agon_err *err) {
   int flags = SQLITE_OPEN_NOMUTEX |
@@ -574,6 +588,7 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
   uv_cond_init(&d->wcond);
   uv_cond_init(&d->rcond);
 
+  make_parent_dir(cfg->path);
   int rc = open_conn(&d->writer.conn, cfg->path, 0, &d->cfg, err);
   if (rc == 0) rc = setup_writer(d, err);
   if (rc == 0)

@@ -69,7 +69,8 @@ typedef void (*db_done_cb)(void *ctx, int status);
 /* Defaults: DB_SYNC_FULL and zeros (= each limit's default). */
 void db_config_init(db_config *cfg);
 
-/* Opens (creating) the database at cfg->path, sets WAL, synchronous and
+/* Opens (creating it, and its parent directory if that one level is missing)
+ * the database at cfg->path, sets WAL, synchronous and
  * busy_timeout, applies pending migrations (migrate.h), starts the writer
  * and reader threads and registers one uv_async_t on loop. Blocks: call at
  * start-up. On error returns AGON_ESTORAGE (or AGON_EINVAL) with a message in
@@ -82,8 +83,9 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err);
  * every queued job and the readers run every queued read, joins the threads,
  * then delivers every pending completion synchronously (in order) before
  * returning; closes the connections (final WAL checkpoint) and frees d.
- * Call on the loop thread. The async handle is closed with uv_close; the loop
- * must run once more (as any shutdown does) before uv_loop_close. */
+ * Call on the loop thread, but not from inside a db_done_cb. The async handle
+ * is closed with uv_close; the loop must run once more (as any shutdown does)
+ * before uv_loop_close. Close the accounts service first (accounts.h). */
 void db_close(db *d);
 
 /* Queue a write job. Returns 0, AGON_EBUSY (queue_max jobs in flight: retry

@@ -339,6 +339,52 @@ static void test_rate_limits(void) {
   close_accounts(a);
 }
 
+static void pwhash_of(const char *name, char *out, size_t cap) {
+  sqlite3 *c;
+  sqlite3_stmt *st;
+  out[0] = '\0';
+  sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL);
+  if (sqlite3_prepare_v2(c, "SELECT pwhash FROM players WHERE name = ?1", -1,
+                         &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+      snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(c);
+}
+
+/* Raising the limits rehashes a password at its next successful login. */
+static void test_rehash(void) {
+  accounts *a = new_accounts(NULL);
+  if (!a) return;
+  CHECK_INT(do_register(a, "Grace", "password one", NULL).r.status, 0);
+  close_accounts(a);
+  char before[256], after[256], again[256];
+  pwhash_of("Grace", before, sizeof before);
+
+  accounts_config cfg;
+  accounts_config_init(&cfg);
+  accounts *b = NULL;
+  agon_err err;
+  cfg.opslimit = crypto_pwhash_OPSLIMIT_MIN + 1;
+  cfg.memlimit = crypto_pwhash_MEMLIMIT_MIN;
+  CHECK_INT(accounts_new(&b, &loop, d, &cfg, &err), 0);
+  if (!b) return;
+  CHECK_INT(do_login(b, "grace", "wrong password", NULL).r.status,
+            AGON_EBADCREDENTIALS);
+  pwhash_of("Grace", after, sizeof after);
+  CHECK_STR(after, before); /* not on a failed login */
+  CHECK_INT(do_login(b, "grace", "password one", NULL).r.status, 0);
+  pwhash_of("Grace", after, sizeof after);
+  CHECK(strcmp(after, before) != 0);
+  CHECK_INT(crypto_pwhash_str_needs_rehash(after, cfg.opslimit, cfg.memlimit), 0);
+  CHECK_INT(do_login(b, "grace", "password one", NULL).r.status, 0);
+  pwhash_of("Grace", again, sizeof again);
+  CHECK_STR(again, after); /* up to date: left alone */
+  close_accounts(b);
+}
+
 static void test_busy_and_close(void) {
   accounts_config cfg;
   accounts_config_init(&cfg);
@@ -383,6 +429,7 @@ int main(void) {
   test_rules();
   test_flow();
   test_rate_limits();
+  test_rehash();
   test_busy_and_close();
   db_close(d);
   store_run_drain(&loop);

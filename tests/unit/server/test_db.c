@@ -411,6 +411,16 @@ static void test_open_fresh_sets_level(void) {
   if (d) close_db(d);
   CHECK_INT(user_version(p), (int)migrate_builtin_count);
 
+  /* a missing parent directory (one level) is created */
+  char sub[700], subdb[760];
+  snprintf(sub, sizeof sub, "%s/var", dir);
+  snprintf(subdb, sizeof subdb, "%s/agon.db", sub);
+  cfg.path = subdb;
+  d = NULL;
+  CHECK_INT(db_open(&d, &loop, &cfg, &err), 0);
+  if (d) close_db(d);
+  store_rmdir(sub);
+
   cfg.path = "/nonexistent-dir/x/y.db";
   d = NULL;
   CHECK_INT(db_open(&d, &loop, &cfg, &err), AGON_ESTORAGE);
