@@ -225,11 +225,18 @@ void conn_end(conn *c) {
 }
 
 void conn_kick(conn *c, const char *reason, const char *msg) {
+  conn_kick_retry(c, reason, msg, -1);
+}
+
+void conn_kick_retry(conn *c, const char *reason, const char *msg,
+                     long long retry_after_ms) {
   if (c->closing || c->ending) return;
   log_info("conn %llu: disconnecting: %s", (unsigned long long)c->id, reason);
   json_t *ev = proto_event("disconnect");
   json_object_set_new(ev, "reason", json_string(reason));
   json_object_set_new(ev, "message", json_string(msg));
+  if (retry_after_ms >= 0)
+    json_object_set_new(ev, "retry_after_ms", json_integer(retry_after_ms));
   conn_send_json(c, ev);
   json_decref(ev);
   conn_end(c);
@@ -339,7 +346,8 @@ static int on_line(void *arg, int kind, const char *line, size_t len) {
   if (wait != 0) {
     if (s->cfg.strikes > 0 &&
         rl_take(&c->strikes, CONN_STRIKE_RATE, s->cfg.strikes, now) != 0) {
-      conn_kick(c, "rate_limited", "too many requests, sustained");
+      conn_kick_retry(c, "rate_limited", "too many requests, sustained",
+                      (long long)wait);
       return 1;
     }
     proto_msg m;
@@ -466,6 +474,14 @@ void conn_accept(struct server *s, uv_stream_t *listener) {
   rl_addr *a = rl_table_get(s->addrs, key, s->cfg.addr_burst, now);
   if (a == NULL || (s->cfg.addr_max_conns && a->conns >= s->cfg.addr_max_conns)) {
     conn_kick(c, "too_many_connections", "too many connections from your address");
+    return;
+  }
+  /* Opening a connection costs a token of the address's bucket too, so
+   * reconnecting in a loop is limited like any other flood. */
+  uint64_t wait = rl_take(&a->bucket, s->cfg.addr_rate, s->cfg.addr_burst, now);
+  if (wait != 0) {
+    conn_kick_retry(c, "rate_limited", "too many connections per second from your address",
+                    (long long)wait);
     return;
   }
   a->conns++;

@@ -69,6 +69,9 @@ void conn_reply_err_retry(conn *c, const char *re, json_t *id, int code,
                           const char *msg, long long retry_after_ms);
 /* {"event":"disconnect","reason":reason,"message":msg} then conn_end. */
 void conn_kick(conn *c, const char *reason, const char *msg);
+/* Same with "retry_after_ms" in the event when retry_after_ms >= 0. */
+void conn_kick_retry(conn *c, const char *reason, const char *msg,
+                     long long retry_after_ms);
 
 /* Graceful: stop reading, FIN after the queued output, close when done or
  * after CONN_LINGER_MS. */

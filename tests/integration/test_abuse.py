@@ -156,9 +156,30 @@ def per_address(agond):
         srv.cleanup()
 
 
+def reconnect_flood(agond):
+    srv = Server(agond, ["--addr-rate", "1", "--addr-burst", "4"]).start()
+    try:
+        a = srv.client()          # connect + hello: 2 tokens
+        b = srv.client()          # 2 more: the bucket is empty
+        x = srv.client(hello=False)
+        ev = x.event("disconnect")
+        check(ev is not None and ev["reason"] == "rate_limited" and
+              ev.get("retry_after_ms", 0) > 0,
+              "reconnect flood: disconnect rate_limited with retry_after_ms")
+        check(x.closed(), "reconnect flood: closed")
+        time.sleep(ev["retry_after_ms"] / 1000.0 + 0.05)
+        r = a.req("ping")
+        check(r is not None and r["ok"], "after the wait the address is served")
+        b.close()
+    finally:
+        srv.stop_checked()
+        srv.cleanup()
+
+
 if __name__ == "__main__":
     flood(sys.argv[1])
     never_reads(sys.argv[1])
     hard_cap(sys.argv[1])
     per_address(sys.argv[1])
+    reconnect_flood(sys.argv[1])
     finish()
