@@ -270,6 +270,10 @@ int main(int argc, char **argv) {
     log_error("cannot start: %s", err.msg);
     fprintf(stderr, "agond: %s\n", err.msg);
     server_free(s);
+    /* Let the handles closed by server_free finish (no leaks at exit). */
+    uv_walk(&loop, walk_close_cb, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
     return 1;
   }
   the_server = s;
