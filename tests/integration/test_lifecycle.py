@@ -63,10 +63,12 @@ def restart(agond, tmp, tok):
 def second_signal(agond, tmp):
     srv = Server(agond, ["--shutdown-deadline-ms", "60000",
                          "--write-queue-max", "16777216",
-                         "--rate", "0", "--addr-rate", "0"], tmpdir=tmp).start()
+                         "--rate", "0", "--addr-rate", "0",
+                         "--login-addr-burst", "1000000"], tmpdir=tmp).start()
     # Keep the writer busy: many clients registering (each a write job).
     stop = threading.Event()
     count = [0]
+    acked = []
 
     def worker(k):
         try:
@@ -79,6 +81,7 @@ def second_signal(agond, tmp):
                     return
                 if r.get("ok"):
                     count[0] += 1
+                    acked.append(r["data"]["name"])
                     c.req("logout")
         except OSError:
             pass
@@ -104,6 +107,12 @@ def second_signal(agond, tmp):
     check("second signal" in srv.log(), "log: second signal")
     print("    %d registrations before the second signal" % count[0])
     check(integrity(srv.db) == "ok", "database consistent after the second signal")
+    con = sqlite3.connect(srv.db)
+    have = set(r[0] for r in con.execute("SELECT name FROM players"))
+    con.close()
+    lost = [n for n in acked if n not in have]
+    check(not lost, "no acknowledged registration lost (%d acked, %d lost)"
+          % (len(acked), len(lost)))
     srv2 = Server(agond, tmpdir=tmp).start()
     try:
         c = srv2.client()
