@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 [ -d build-release ] || meson setup build-release --buildtype=release >/dev/null
-ninja -C build-release
+ninja -C build-release server/agond
 exec build-release/server/agond "$@"

@@ -157,7 +157,7 @@ static int nv_legal(const nv *p, const nv_opts *o, const char *kind, int x, int 
   if (strcmp(kind, "choose") == 0) return p->phase == 'c';
   if (strcmp(kind, "place") == 0) {
     if (p->phase != 'p') return 0;
-    int str;
+    int str = 0;
     me = nv_placer(p, &str);
     if (piece[1] != str) return 0;
     if (p->name[me][x][0]) return 0;

@@ -178,7 +178,7 @@ static void run_counts(const char *dir) {
     game_setup su;
     agon_err err;
     game_setup_init(&su, vt);
-    char opts[1024];
+    char opts[2048];
     snprintf(opts, sizeof opts, "%s", field[0]);
     for (char *t = strtok(opts, " "); t; t = strtok(NULL, " "))
       CHECK_INT(game_setup_set_kv(&su, t, &err), 0);
