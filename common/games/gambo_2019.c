@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gambo_common.h"
 #include "games.h"
 
 /* ---- constants --------------------------------------------------------- */
@@ -106,14 +107,6 @@ _Static_assert(sizeof(g19_state) <= GAME_STATE_MAX, "g19_state too large");
 static inline int g19_popc(unsigned x) { return __builtin_popcount(x); }
 static inline int g19_low(unsigned x) { return __builtin_ctz(x); }
 static inline int g19_high(unsigned x) { return 31 - __builtin_clz(x); }
-
-/* Does attacker a beat defender d? Species cycle E > C > M > E; same species:
- * higher strength, the attacker winning ties. */
-static inline int g19_att_wins(int a, int d) {
-  int sa = (a - 1) / 3, sd = (d - 1) / 3;
-  if (sa != sd) return sd == (sa + 1) % 3;
-  return a >= d;
-}
 
 static inline unsigned g19_occ(const g19_state *s, int side) {
   unsigned m = (unsigned)s->avail[side] | s->wdr[side];
@@ -255,7 +248,7 @@ static void g19_end_series(g19_state *s, int w) {
 
 static void g19_duel(g19_state *s, int rc) {
   int e = s->init, r = !e, ec = s->engaged;
-  int attw = g19_att_wins(s->piece[e][ec], s->piece[r][rc]);
+  int attw = gambo_attacker_wins(s->piece[e][ec], s->piece[r][rc]);
   s->avail[r] = (uint16_t)(s->avail[r] & ~(1u << rc));
   s->engaged = G19_NONE;
   int w = attw ? e : r, l = !w;
@@ -461,51 +454,6 @@ static int g19_check(const game_state *gs, agon_err *err) {
 
 /* ---- options and set-up ------------------------------------------------ */
 
-/* Piece code from "E1".."M3" (case-insensitive) at p[0..1], or 0. */
-static int g19_code_ci(const char *p, size_t avail_len) {
-  if (avail_len < 2) return 0;
-  int sp;
-  switch (p[0]) {
-    case 'e': case 'E': sp = 0; break;
-    case 'c': case 'C': sp = 1; break;
-    case 'm': case 'M': sp = 2; break;
-    default: return 0;
-  }
-  if (p[1] < '1' || p[1] > '3') return 0;
-  return 1 + 3 * sp + (p[1] - '1');
-}
-
-/* A home row option: nine piece codes a..i, separated by commas and/or
- * blanks (or nothing), each exactly once. */
-static int g19_parse_row_opt(const char *name, const char *text,
-                             uint8_t row[9], agon_err *err) {
-  size_t len = strlen(text), i = 0;
-  int n = 0;
-  unsigned seen = 0;
-  while (i < len) {
-    char ch = text[i];
-    if (ch == ',' || ch == ' ' || ch == '\t') { i++; continue; }
-    int code = g19_code_ci(text + i, len - i);
-    if (!code)
-      return agon_err_set(err, AGON_EOPTION,
-                          "option %s: '%s' is not a list of nine pieces E1..M3",
-                          name, text);
-    if (n == 9)
-      return agon_err_set(err, AGON_EOPTION, "option %s: more than nine pieces", name);
-    if (seen & (1u << code))
-      return agon_err_set(err, AGON_EOPTION, "option %s: %s appears twice", name,
-                          g19_pname[code]);
-    seen |= 1u << code;
-    row[n++] = (uint8_t)code;
-    i += 2;
-  }
-  if (n != 9)
-    return agon_err_set(err, AGON_EOPTION,
-                        "option %s: needs nine pieces (E1..E3, C1..C3, M1..M3), got %d",
-                        name, n);
-  return 0;
-}
-
 static void g19_opts_from_setup(g19_state *s, const game_setup *setup) {
   s->opts = 0;
   if (setup->ival[G19_OPT_VARIANT] == 1) s->opts |= G19_O_ADVANCED;
@@ -533,25 +481,12 @@ static int g19_init(game_state *gs, const game_setup *setup, uint64_t seed,
                           "options south=/north= conflict with setup=placement");
     return 0; /* empty rows: the choice, then placement */
   }
-  /* The documented deal: Fisher-Yates over E1..M3 for South, then again
-   * from E1..M3 with the same continuing stream for North. Both rows are
-   * always drawn, so giving one row leaves the other as the seed made it. */
-  game_rng r;
-  game_rng_init(&r, seed);
-  for (int x = 0; x < 2; x++) {
-    uint8_t a[9];
-    for (int i = 0; i < 9; i++) a[i] = (uint8_t)(i + 1);
-    for (int i = 8; i >= 1; i--) {
-      uint32_t j = game_rng_below(&r, (uint32_t)i + 1);
-      uint8_t t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-    memcpy(s->piece[x], a, 9);
-  }
-  if (south[0] && g19_parse_row_opt("south", south, s->piece[G19_S], err) < 0)
+  /* The documented deal (gambo_common.h); both rows are always drawn, so
+   * giving one row leaves the other as the seed made it. */
+  gambo_deal(seed, s->piece);
+  if (south[0] && gambo_parse_row("south", south, s->piece[G19_S], err) < 0)
     return AGON_EOPTION;
-  if (north[0] && g19_parse_row_opt("north", north, s->piece[G19_N], err) < 0)
+  if (north[0] && gambo_parse_row("north", north, s->piece[G19_N], err) < 0)
     return AGON_EOPTION;
   s->avail[0] = s->avail[1] = G19_FULL;
   return 0;
@@ -622,7 +557,7 @@ static int g19_from_position(game_state *gs, const game_setup *setup,
         i++;
         continue;
       }
-      int code = g19_code_ci(pos + i, len - i);
+      int code = gambo_piece_from(pos + i, len - i);
       if (!code)
         return agon_err_set(err, AGON_EPOSITION,
                             "%s's row, column %c: expected '-' or a piece E1..M3 "
@@ -852,7 +787,7 @@ static int g19_parse(const game_state *gs, const char *text, size_t len,
   int nops = 0;
   for (size_t i = 0; i < rl;) {
     if (nops == 2) return agon_err_set(err, AGON_EBADMOVE, "too many operands");
-    int code = g19_code_ci(rest + i, rl - i);
+    int code = gambo_piece_from(rest + i, rl - i);
     if (code) {
       ops[nops].piece = code;
       ops[nops++].col = -1;

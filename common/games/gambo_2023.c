@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gambo_common.h"
 #include "games.h"
 
 /* ---- pieces ------------------------------------------------------------ */
@@ -34,14 +35,6 @@ static int g23_species(int id) { return (id - 1) / 3; }
 static int g23_strength(int id) { return (id - 1) % 3 + 1; }
 
 static const char g23_species_ch[3] = {'E', 'C', 'M'};
-
-/* Duel table: 1 when attacker a beats defender d. Species cycle first
- * (E > C > M > E), then strength, and an exact tie goes to the attacker. */
-static int g23_attacker_wins(int a, int d) {
-  int sa = g23_species(a), sd = g23_species(d);
-  if (sa != sd) return (sa + 1) % 3 == sd;
-  return g23_strength(a) >= g23_strength(d);
-}
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -118,77 +111,6 @@ static uint32_t g23_spread(unsigned cols) {
 static const char *const g23_piece_names[10] = {"-",  "E1", "E2", "E3", "C1",
                                                 "C2", "C3", "M1", "M2", "M3"};
 
-/* Piece id from two characters (case-insensitive), or 0. */
-static int g23_piece_from(char s, char d) {
-  int sp;
-  switch (s) {
-    case 'E': case 'e': sp = G23_E; break;
-    case 'C': case 'c': sp = G23_C; break;
-    case 'M': case 'm': sp = G23_M; break;
-    default: return 0;
-  }
-  if (d < '1' || d > '3') return 0;
-  return sp * 3 + (d - '0');
-}
-
-/* Parse a home-row option: nine piece codes, comma separated, blanks
- * ignored, each code exactly once. */
-static int g23_parse_row(const char *txt, const char *name, uint8_t row[9],
-                         agon_err *err) {
-  unsigned seen = 0;
-  int n = 0;
-  const char *p = txt;
-  for (;;) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (p[0] == '\0' || p[1] == '\0')
-      return agon_err_set(err, AGON_EOPTION,
-                          "option %s: expected 9 comma-separated piece codes",
-                          name);
-    int id = g23_piece_from(p[0], p[1]);
-    if (id == 0)
-      return agon_err_set(err, AGON_EOPTION,
-                          "option %s: '%.2s' is not a piece code (E1..M3)", name,
-                          p);
-    if (seen & (1u << id))
-      return agon_err_set(err, AGON_EOPTION, "option %s: %s given twice", name,
-                          g23_piece_names[id]);
-    if (n == 9)
-      return agon_err_set(err, AGON_EOPTION, "option %s: more than 9 pieces",
-                          name);
-    seen |= 1u << id;
-    row[n++] = (uint8_t)id;
-    p += 2;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p == '\0') break;
-    if (*p != ',')
-      return agon_err_set(err, AGON_EOPTION,
-                          "option %s: piece codes must be separated by commas",
-                          name);
-    p++;
-  }
-  if (n != 9)
-    return agon_err_set(err, AGON_EOPTION,
-                        "option %s: %d pieces given, 9 needed", name, n);
-  return 0;
-}
-
-/* The documented deal (both Gambo modules agree): Fisher-Yates over
- * E1..M3 from i = 8 down to 1 for South, then again from a fresh E1..M3
- * with the same continuing stream for North. */
-static void g23_deal(uint64_t seed, uint8_t rows[2][9]) {
-  game_rng r;
-  game_rng_init(&r, seed);
-  for (int s = 0; s < 2; s++) {
-    for (int i = 0; i < 9; i++) rows[s][i] = (uint8_t)(i + 1);
-    for (int i = 8; i >= 1; i--) {
-      uint32_t j = game_rng_below(&r, (uint32_t)i + 1);
-      uint8_t t = rows[s][i];
-      rows[s][i] = rows[s][j];
-      rows[s][j] = t;
-    }
-  }
-}
-
 /* Option-derived fields shared by init and from_position. */
 static int g23_apply_options(g23_state *g, const game_setup *setup,
                              agon_err *err) {
@@ -207,11 +129,11 @@ static int gambo23_init(game_state *st, const game_setup *setup, uint64_t seed,
   g23_state *g = (g23_state *)st->u.bytes;
   uint8_t rows[2][9];
   memset(st, 0, sizeof *st);
-  g23_deal(seed, rows);
+  gambo_deal(seed, rows);
   static const int idx[2] = {G23_OPT_SOUTH, G23_OPT_NORTH};
   for (int s = 0; s < 2; s++) {
     if (setup->text[idx[s]][0] == '\0') continue;
-    int rc = g23_parse_row(setup->text[idx[s]], gambo23_options[idx[s]].name,
+    int rc = gambo_parse_row(gambo23_options[idx[s]].name, setup->text[idx[s]],
                            rows[s], err);
     if (rc < 0) return rc;
   }
@@ -369,7 +291,7 @@ static int gambo23_apply(game_state *st, const game_move *mv, agon_err *err) {
     case G23_MV_DUEL: {
       int o = p ^ 1, x = mv->op[0], y = mv->op[1];
       int a = g->pc[p][x], d = g->pc[o][y];
-      int w = g23_attacker_wins(a, d) ? p : o;
+      int w = gambo_attacker_wins(a, d) ? p : o;
       g->score[w] = (uint8_t)(g->score[w] + g23_strength(a) * g23_strength(d));
       g->pc[p][x] = 0;
       g->pc[o][y] = 0;
@@ -463,7 +385,7 @@ static int gambo23_describe_move(const game_state *st, const game_move *mv,
       break;
     case G23_MV_DUEL: {
       int a = g->pc[p][mv->op[0]], d = g->pc[p ^ 1][mv->op[1]];
-      w = g23_attacker_wins(a, d) ? p : p ^ 1;
+      w = gambo_attacker_wins(a, d) ? p : p ^ 1;
       len += snprintf(buf + len, cap - (size_t)len, " (%s x %s): %s +%d",
                       g23_piece_names[a], g23_piece_names[d], g23_side_title[w],
                       g23_strength(a) * g23_strength(d));
@@ -508,7 +430,7 @@ static int g23_operand(const char *s, int *col, int *piece) {
   *piece = 0;
   if ((s[0] == 'e' || s[0] == 'c' || s[0] == 'm') && s[1] >= '0' &&
       s[1] <= '9') {
-    *piece = g23_piece_from(s[0], s[1]);
+    *piece = gambo_piece_from(s, 2);
     return *piece ? 2 : 0;
   }
   if (s[0] >= 'a' && s[0] <= 'i') {
@@ -847,7 +769,7 @@ static int gambo23_from_position(game_state *st, const game_setup *setup,
       if (end - p < 2)
         return agon_err_set(err, AGON_EPOSITION, "%s's row: truncated cell",
                             g23_side_title[s]);
-      int id = g23_piece_from(p[0], p[1]);
+      int id = gambo_piece_from(p, 2);
       if (id == 0)
         return agon_err_set(err, AGON_EPOSITION,
                             "%s's row, column %c: '%c%c' is not a piece "

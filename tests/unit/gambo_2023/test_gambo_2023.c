@@ -441,9 +441,21 @@ static void test_options(void) {
       "M2,E3,C1,E1,M3,C2,M1,C3",       "M2,E3,C1,E1,M3,C2,M1,C3,E2,E1",
       "M2,E3,C1,E1,M3,C2,M1,C3,C3",    "M2,E3,C1,E1,M3,C2,M1,C3,X2",
       "M2;E3,C1,E1,M3,C2,M1,C3,E2",    "M2,E3,C1,E1,M3,C2,M1,C3,E4",
-      "M2,E3,C1,E1,M3,C2,M1,C3,E2,",   "M2E3C1E1M3C2M1C3E2",
       "x",
   };
+  /* The shared row syntax (gambo_common.h) is lenient about separators:
+   * commas and/or blanks, or none, as the 2019 module always accepted. */
+  static const char *const lenient_rows[] = {
+      "M2,E3,C1,E1,M3,C2,M1,C3,E2,", "M2E3C1E1M3C2M1C3E2", " m2 e3 c1 e1 m3 c2 m1 c3 e2 ",
+  };
+  for (size_t i = 0; i < sizeof lenient_rows / sizeof *lenient_rows; i++) {
+    game_setup su;
+    game_state st;
+    agon_err err;
+    game_setup_init(&su, vt);
+    game_setup_set(&su, "south", lenient_rows[i], &err);
+    CHECK_MSG(vt->init(&st, &su, 1, &err) == 0, "row '%s' refused: %s", lenient_rows[i], err.msg);
+  }
   for (size_t i = 0; i < sizeof bad_rows / sizeof *bad_rows; i++) {
     game_setup su;
     game_state st;
