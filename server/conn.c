@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "handlers.h"
 #include "limits.h"
 #include "log.h"
+#include "metrics.h"
 #include "server_int.h"
 #include "util.h"
 
@@ -190,6 +192,7 @@ void conn_reply_raw(conn *c, const char *re, json_t *id, const char *data_json,
 void conn_reply_err_retry(conn *c, const char *re, json_t *id, int code,
                           const char *msg, long long retry_after_ms) {
   json_t *j = proto_reply_err(re, id, code, msg, retry_after_ms);
+  metrics_error(code);
   conn_send_json(c, j);
   json_decref(j);
 }
@@ -344,8 +347,10 @@ static int on_line(void *arg, int kind, const char *line, size_t len) {
   if (wait == 0 && c->addr)
     wait = rl_take(&c->addr->bucket, s->cfg.addr_rate, s->cfg.addr_burst, now);
   if (wait != 0) {
+    metrics_ratelimit(METRICS_RL_REQUEST);
     if (s->cfg.strikes > 0 &&
         rl_take(&c->strikes, CONN_STRIKE_RATE, s->cfg.strikes, now) != 0) {
+      metrics_ratelimit(METRICS_RL_STRIKES);
       conn_kick_retry(c, "rate_limited", "too many requests, sustained",
                       (long long)wait);
       return 1;
@@ -427,7 +432,9 @@ static void peer_key(const struct sockaddr_storage *ss, unsigned char key[16],
   }
 }
 
-void conn_accept(struct server *s, uv_stream_t *listener) {
+/* listener: accept from it; else adopt fd with address *peer_in. */
+static void conn_open(struct server *s, uv_stream_t *listener, uv_os_sock_t fd,
+                      const struct sockaddr_storage *peer_in) {
   conn *c = xcalloc(1, sizeof *c);
   c->srv = s;
   c->id = ++s->next_conn_id;
@@ -443,10 +450,13 @@ void conn_accept(struct server *s, uv_stream_t *listener) {
   if (s->conns) s->conns->prev = c;
   s->conns = c;
   s->nconns++;
-  if (uv_accept(listener, (uv_stream_t *)&c->tcp) < 0) {
+  if (listener ? uv_accept(listener, (uv_stream_t *)&c->tcp) < 0
+               : uv_tcp_open(&c->tcp, fd) < 0) {
+    if (!listener) close(fd);
     conn_close(c, "accept failed");
     return;
   }
+  metrics_inc(METRICS_CONNS_ACCEPTED);
   uint64_t now = uv_now(s->loop);
   c->opened_ms = c->last_rx_ms = c->last_req_ms = now;
   proto_framer_init(&c->fr, s->cfg.max_line);
@@ -458,7 +468,8 @@ void conn_accept(struct server *s, uv_stream_t *listener) {
   int sl = sizeof ss;
   unsigned char key[16];
   memset(&ss, 0, sizeof ss);
-  uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &sl);
+  if (peer_in) ss = *peer_in;
+  else uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &sl);
   peer_key(&ss, key, c->peer, sizeof c->peer, &c->peer_port);
   log_info("conn %llu: accepted from %s:%u", (unsigned long long)c->id, c->peer,
            c->peer_port);
@@ -468,11 +479,13 @@ void conn_accept(struct server *s, uv_stream_t *listener) {
     return;
   }
   if (s->nconns > s->cfg.max_conns) {
+    metrics_ratelimit(METRICS_RL_SERVER_FULL);
     conn_kick(c, "server_full", "too many connections");
     return;
   }
   rl_addr *a = rl_table_get(s->addrs, key, s->cfg.addr_burst, now);
   if (a == NULL || (s->cfg.addr_max_conns && a->conns >= s->cfg.addr_max_conns)) {
+    metrics_ratelimit(METRICS_RL_ADDR_CONNS);
     conn_kick(c, "too_many_connections", "too many connections from your address");
     return;
   }
@@ -480,6 +493,7 @@ void conn_accept(struct server *s, uv_stream_t *listener) {
    * reconnecting in a loop is limited like any other flood. */
   uint64_t wait = rl_take(&a->bucket, s->cfg.addr_rate, s->cfg.addr_burst, now);
   if (wait != 0) {
+    metrics_ratelimit(METRICS_RL_CONNECT);
     conn_kick_retry(c, "rate_limited", "too many connections per second from your address",
                     (long long)wait);
     return;
@@ -492,4 +506,13 @@ void conn_accept(struct server *s, uv_stream_t *listener) {
     return;
   }
   conn_timer_arm(c);
+}
+
+void conn_accept(struct server *s, uv_stream_t *listener) {
+  conn_open(s, listener, -1, NULL);
+}
+
+void conn_adopt(struct server *s, uv_os_sock_t fd,
+                const struct sockaddr_storage *peer) {
+  conn_open(s, NULL, fd, peer);
 }

@@ -51,6 +51,11 @@ typedef struct conn {
 
 /* Accept one pending connection on the listener. */
 void conn_accept(struct server *s, uv_stream_t *listener);
+/* Take over an accepted socket fd (steals it: closed on every path) whose
+ * client address is *peer: the PROXY listener (ops.c) hands over
+ * connections this way, with the address from the PROXY header. */
+void conn_adopt(struct server *s, uv_os_sock_t fd,
+                const struct sockaddr_storage *peer);
 
 /* Queue b (borrowed: a reference is taken while needed). Over the hard cap
  * the connection is closed instead. No-op once closing/ending. */

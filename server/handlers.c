@@ -367,7 +367,10 @@ static void h_whoami(conn *c, proto_msg *m) {
     conn_reply_err(c, m->type, m->id, e.code, e.msg);
     return;
   }
+  /* peer: the address this connection counts against (the client's real
+   * one behind a PROXY-protocol TLS terminator); ops tests check it. */
   conn_reply_ok(c, m->type, m->id,
-                json_pack("{s:I, s:s}", "player_id", (json_int_t)c->player_id,
-                          "name", c->name));
+                json_pack("{s:I, s:s, s:s}", "player_id",
+                          (json_int_t)c->player_id, "name", c->name, "peer",
+                          c->peer));
 }

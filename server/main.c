@@ -17,6 +17,7 @@
 #include <uv.h>
 
 #include "log.h"
+#include "ops.h"
 #include "server.h"
 
 enum opt_kind { OPT_STR, OPT_INT, OPT_UNS, OPT_SIZE, OPT_U64, OPT_DBL, OPT_FLAG,
@@ -59,6 +60,10 @@ static const opt opts[] = {
     O("login-addr-period-ms", OPT_UNS, login_addr_period_ms, "one more attempt per IP every"),
     O("login-account-burst", OPT_UNS, login_account_burst, "failed logins per account burst"),
     O("login-account-period-ms", OPT_UNS, login_account_period_ms, "one more per account every"),
+    O("proxy-host", OPT_STR, proxy_host, "PROXY protocol listener address (default 127.0.0.1)"),
+    O("proxy-port", OPT_INT, proxy_port, "PROXY protocol listener port (default: none)"),
+    O("metrics-listen", OPT_STR, metrics_listen, "HOST:PORT for /metrics and /healthz (default: off)"),
+    O("backup-dir", OPT_STR, backup_dir, "SIGUSR1 online backups (default: DB dir/backups)"),
 };
 #undef O
 
@@ -283,6 +288,7 @@ int main(int argc, char **argv) {
   uv_signal_start(&sig_term, signal_cb, SIGTERM);
 
   printf("listening on %s:%d\n", cfg.host, server_port(s));
+  ops_announce(s);
   fflush(stdout);
   log_info("listening on %s:%d, database %s", cfg.host, server_port(s),
            cfg.db_path);

@@ -10,6 +10,7 @@
 #include "handlers.h"
 #include "limits.h"
 #include "log.h"
+#include "ops.h"
 #include "server_int.h"
 #include "util.h"
 
@@ -36,6 +37,8 @@ void server_config_init(server_config *cfg) {
   cfg->addr_burst = ADDR_BURST_DEFAULT;
   cfg->addr_max_conns = ADDR_MAX_CONNS_DEFAULT;
   cfg->max_conns = SERVER_MAX_CONNS_DEFAULT;
+  cfg->proxy_host = "127.0.0.1";
+  cfg->proxy_port = -1;
 }
 
 static void on_connection(uv_stream_t *l, int status) {
@@ -133,6 +136,7 @@ int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
   s->port = ntohs(ss.ss_family == AF_INET6
                       ? ((struct sockaddr_in6 *)&ss)->sin6_port
                       : ((struct sockaddr_in *)&ss)->sin_port);
+  if ((rc = ops_start(&s->ops, s, err)) != 0) goto fail;
   *out = s;
   return 0;
 fail:
@@ -169,6 +173,8 @@ static void stop_step(struct server *s) {
   }
   if (s->stop_phase == 3) {
     s->stop_phase = 4;
+    ops_close(s->ops);  /* aborts a running backup before the DB closes */
+    s->ops = NULL;
     if (s->db) {
       /* Every queued write commits before this returns (blocks the loop:
        * nothing else is left to serve). */
@@ -203,6 +209,7 @@ void server_shutdown(server *s, const char *reason, void (*done_cb)(void *),
     uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
     s->listening = 0;
   }
+  ops_drain(s->ops);
   /* Encode the event once, share it (wbuf) with every peer. */
   json_t *ev = proto_event("shutdown");
   json_object_set_new(ev, "reason", json_string(reason));
@@ -225,6 +232,7 @@ void server_shutdown(server *s, const char *reason, void (*done_cb)(void *),
 
 void server_free(server *s) {
   if (s == NULL) return;
+  ops_close(s->ops);
   if (s->acc) {
     /* Only after a failed start: nothing is in flight. */
     accounts_close(s->acc, NULL, NULL);

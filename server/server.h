@@ -28,6 +28,12 @@ typedef struct server_config {
   unsigned token_ttl_s;
   unsigned login_addr_burst, login_addr_period_ms;
   unsigned login_account_burst, login_account_period_ms;
+  /* operations (server/ops.h, docs/operations.md) */
+  const char *proxy_host;    /* PROXY protocol listener; default 127.0.0.1 */
+  int proxy_port;            /* -1 (default): no PROXY listener; 0: any */
+  const char *metrics_listen; /* "HOST:PORT" of /metrics and /healthz; NULL:
+                                 off (default) */
+  const char *backup_dir;    /* SIGUSR1 backups; NULL: <db dir>/backups */
 } server_config;
 
 void server_config_init(server_config *cfg);

@@ -21,6 +21,7 @@ struct server {
   db *db;
   accounts *acc;
   rl_table *addrs;
+  struct ops *ops;         /* PROXY listener, metrics, backup (ops.h) */
   conn *conns;             /* open (not closing) connections */
   unsigned nconns;
   unsigned nalive;         /* allocated connections, closing ones included */
