@@ -2,7 +2,8 @@
 # Installs the Debian packages agon needs to build, run and test, if any is
 # missing. Safe to run repeatedly; uses sudo when not root.
 set -euo pipefail
-pkgs=(gcc pkg-config meson ninja-build python3 sqlite3
+pkgs=(gcc pkg-config meson ninja-build python3 sqlite3 tmux
+      haproxy openssl systemd prometheus
       libuv1-dev libjansson-dev libsodium-dev libsqlite3-dev)
 missing=()
 for p in "${pkgs[@]}"; do
