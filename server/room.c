@@ -192,6 +192,19 @@ static json_t *to_move_json(const room *r) {
   return json_string(game_side_name(r->m.vt, tm));
 }
 
+/* The client view plus the position text (docs/positions.md) when the
+ * game's own view lacks it: a client can then run the rules core locally
+ * from it (legal moves, replays) without the secret seed. */
+static json_t *room_view(const room *r, int seat) {
+  json_t *v = game_match_view(&r->m, viewer_of(r, seat));
+  if (json_object_get(v, "position") == NULL && r->m.vt->to_position) {
+    char pos[GAME_POSITION_MAX];
+    if (r->m.vt->to_position(&r->m.st, pos, sizeof pos) >= 0)
+      json_object_set_new(v, "position", json_string(pos));
+  }
+  return v;
+}
+
 /* The game as game_start shows it, for one seat (-1: neutral). */
 static json_t *room_start_json(room *r, int seat) {
   json_t *j = json_pack(
@@ -201,7 +214,7 @@ static json_t *room_start_json(room *r, int seat) {
       r->rated, "players", players_json(r), "chooser_seat",
       r->chooser_seat >= 0 ? json_integer(r->chooser_seat) : json_null(),
       "seq", (json_int_t)r->committed, "clocks", clocks_json(&r->clk, now_ms(r)),
-      "state", game_match_view(&r->m, viewer_of(r, seat)));
+      "state", room_view(r, seat));
   if (r->rematch_of)
     json_object_set_new(j, "rematch_of", json_integer(r->rematch_of));
   return j;
@@ -1185,10 +1198,23 @@ void room_h_claim(conn *c, proto_msg *m) {
                0, c, m, re_name(m->type));
 }
 
+typedef struct rematch_op {
+  conn *c;
+  json_t *id;
+} rematch_op;
+
+/* The new game is committed (or not): answer the accepting connection. */
 static void rematch_done(void *arg, int64_t game_id, int status) {
-  (void)arg;
-  if (status != 0) log_warn("rematch: game creation failed: %s", agon_err_name(status));
-  else log_debug("rematch: game %lld", (long long)game_id);
+  rematch_op *op = arg;
+  if (conn_op_end(op->c)) {
+    if (status == 0)
+      conn_reply_ok(op->c, "rematch_accept", op->id,
+                    json_pack("{s:I}", "game_id", (json_int_t)game_id));
+    else
+      conn_reply_err(op->c, "rematch_accept", op->id, status, NULL);
+  }
+  json_decref(op->id);
+  free(op);
 }
 
 void room_h_rematch_offer(conn *c, proto_msg *m) {
@@ -1239,15 +1265,19 @@ void room_h_rematch_accept(conn *c, proto_msg *m) {
   rs.rematch_of = r->id;
   agon_err e;
   agon_err_clear(&e);
-  int rc = room_create(c->srv, &rs, rematch_done, NULL, &e);
+  rematch_op *op = xcalloc(1, sizeof *op);
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  int rc = room_create(c->srv, &rs, rematch_done, op, &e);
   json_decref(rs.options);
   if (rc != 0) {
     conn_reply_err(c, m->type, m->id, rc, e.msg[0] ? e.msg : NULL);
+    json_decref(op->id);
+    free(op);
     return;
   }
+  conn_op_begin(c);
   r->rematched = 1;
-  conn_reply_ok(c, m->type, m->id,
-                json_pack("{s:I}", "game_id", (json_int_t)r->id));
 }
 
 /* ---- reconnecting ------------------------------------------------------------ */
