@@ -479,14 +479,18 @@ static void op_event(room_op *op, uint32_t seq, const char *kind, int side,
 /* The ending o (on scratch state m/k) into op: the games row update and the
  * game_end event at seq. */
 static void op_end(room_op *op, room *r, game_outcome o, int aborted,
-                   const game_clock *k, uint32_t seq, int slot, int64_t at) {
+                   int wseat, const game_clock *k, uint32_t seq, int slot,
+                   int64_t at) {
   op->ends = 1;
   op->a.end = 1;
   op->a.aborted = aborted;
   op->a.result = aborted ? 0 : (int)o.result;
   op->a.winner_side = o.result == GAME_WIN ? o.winner : -1;
   snprintf(op->a.reason, sizeof op->a.reason, "%s", o.reason ? o.reason : "");
-  int wseat = o.result == GAME_WIN ? seat_of_side(r, o.winner) : -1;
+  /* wseat is given when the winner has no side yet (a Gambo chooser who
+   * resigned or lost on time before choosing). */
+  if (o.result != GAME_WIN) wseat = -1;
+  else if (o.winner >= 0) wseat = seat_of_side(r, o.winner);
   json_t *d = json_pack(
       "{s:o, s:o, s:o, s:s, s:s, s:o}", "result",
       aborted ? json_null()
@@ -517,13 +521,13 @@ static void room_apply_end(room *r, game_outcome o, int aborted) {
 /* End the game from outside the rules (resign, agreement, timeout, abort,
  * claim) as one stored game_end event. c/m/re: the request to answer (or
  * NULL for the flag timer). */
-static void room_end_now(room *r, game_outcome o, int aborted, conn *c,
-                         proto_msg *m, const char *re) {
+static void room_end_now(room *r, game_outcome o, int aborted, int wseat,
+                         conn *c, proto_msg *m, const char *re) {
   room_op *op = op_new(r, c, m, re);
   uint32_t seq = r->seq + 1;
   game_clock k = r->clk;
   clock_stop(&k, (int64_t)now_ms(r));
-  op_end(op, r, o, aborted, &k, seq, 0, db_now_ms());
+  op_end(op, r, o, aborted, wseat, &k, seq, 0, db_now_ms());
   op->reply = json_pack("{s:I, s:I}", "game_id", (json_int_t)r->id, "seq",
                         (json_int_t)seq);
   if (room_submit(r, op) != 0) return;
@@ -550,7 +554,7 @@ static void room_flag_cb(uv_timer_t *t) {
     o.result = GAME_WIN;
     o.winner = GAME_NOBODY;
   }
-  room_end_now(r, o, 0, NULL, NULL, NULL);
+  room_end_now(r, o, 0, 1 - seat, NULL, NULL, NULL);
   if (r->state == ROOM_ACTIVE) {
     /* The write was refused (queue full): try again shortly. */
     uv_timer_start(&r->timer, room_flag_cb, ROOM_RETRY_MS, 0);
@@ -1049,7 +1053,7 @@ void room_h_move(conn *c, proto_msg *m) {
     r->side[1] = nside[1];
     game_clock kk = k;
     clock_stop(&kk, (int64_t)now);
-    op_end(op, r, out, 0, &kk, mseq + 1, 1, at);
+    op_end(op, r, out, 0, -1, &kk, mseq + 1, 1, at);
     r->side[0] = old0;
     r->side[1] = old1;
   }
@@ -1091,7 +1095,8 @@ void room_h_resign(conn *c, proto_msg *m) {
   if (unpack_game_id(c, m, &gid)) return;
   room *r = req_room(c, m, gid, &seat, 1);
   if (r == NULL) return;
-  room_end_now(r, win_of_seat(r, 1 - seat, "resign"), 0, c, m, re_name(m->type));
+  room_end_now(r, win_of_seat(r, 1 - seat, "resign"), 0, 1 - seat, c, m,
+               re_name(m->type));
 }
 
 /* A stored non-ending event (draw offer/decline, rematch offer). */
@@ -1133,7 +1138,7 @@ void room_h_draw_accept(conn *c, proto_msg *m) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE, "no draw offer from your opponent");
     return;
   }
-  room_end_now(r, game_outcome_draw("agreement"), 0, c, m, re_name(m->type));
+  room_end_now(r, game_outcome_draw("agreement"), 0, -1, c, m, re_name(m->type));
 }
 
 void room_h_draw_decline(conn *c, proto_msg *m) {
@@ -1161,7 +1166,7 @@ void room_h_abort(conn *c, proto_msg *m) {
     return;
   }
   game_outcome o = {GAME_ONGOING, GAME_NOBODY, "aborted"};
-  room_end_now(r, o, 1, c, m, re_name(m->type));
+  room_end_now(r, o, 1, -1, c, m, re_name(m->type));
 }
 
 void room_h_claim(conn *c, proto_msg *m) {
@@ -1195,7 +1200,7 @@ void room_h_claim(conn *c, proto_msg *m) {
   }
   room_end_now(r, win ? win_of_seat(r, seat, "abandoned")
                       : game_outcome_draw("abandoned"),
-               0, c, m, re_name(m->type));
+               0, win ? seat : -1, c, m, re_name(m->type));
 }
 
 typedef struct rematch_op {

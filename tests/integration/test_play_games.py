@@ -141,6 +141,12 @@ def main():
         r = g.clients[0].req("resign", game_id=g.gid)
         check_end(g, "gambo resign", "win", "resign")
 
+        g = start_game(srv, a, b, "gambo-2019", options={"chooser": "creator"})
+        r = g.clients[0].req("resign", game_id=g.gid)
+        e = check_end(g, "gambo resign before the choice", "win", "resign")
+        check(e and e["winner_seat"] == 1 and e["winner"] is None,
+              "resign before the choice: the other seat wins, no side yet")
+
         # ---- claim after disconnect (grace 300 ms in this server) ----
         g = start_game(srv, a, b, "gomony")
         b.close()
