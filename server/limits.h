@@ -122,6 +122,10 @@
  * at once; bounded so a broadcast snapshot fits on the stack. */
 #define ROOM_MAX_ATT 16
 #define CONN_MAX_ROOMS 32
+/* A finished game's room stays (for rematch offers and late joins) while a
+ * connection is attached, at most this long; a new game of a player also
+ * detaches its connections from their finished rooms. */
+#define ROOM_LINGER_MS (5 * 60 * 1000)
 /* games_mine lists at most this many games. */
 #define ROOM_MINE_MAX 100
 /* Grace before a disconnected player's game can be claimed: Fischer

@@ -310,12 +310,49 @@ void rooms_conn_gone(conn *c) {
   }
 }
 
+/* Detach c from its finished rooms: a new game of the player closes the
+ * rematch window of the old ones, and frees them (a bot playing game after
+ * game on one connection must not pile up finished rooms, nor reach
+ * CONN_MAX_ROOMS). */
+static void detach_finished(conn *c) {
+  room_att **pp = &c->atts;
+  while (*pp) {
+    room_att *a = *pp;
+    if (a->r->state == ROOM_OVER) {
+      *pp = a->cnext;
+      room_detach(a);
+    } else {
+      pp = &a->cnext;
+    }
+  }
+}
+
 /* Attach every open connection of both players (game start). */
 static void attach_players(room *r) {
   for (conn *c = r->srv->conns; c; c = c->next) {
     int seat = seat_of_player(r, c->player_id);
-    if (seat >= 0 && !c->closing) room_attach(r, c, seat);
+    if (seat < 0 || c->closing) continue;
+    detach_finished(c);
+    if (room_attach(r, c, seat) != 0)
+      log_warn("game %lld: conn %llu not attached (too many games)",
+               (long long)r->id, (unsigned long long)c->id);
   }
+}
+
+/* A finished room is kept ROOM_LINGER_MS for rematch offers and late
+ * joins, then every connection is detached and the room freed. */
+static void room_linger_cb(uv_timer_t *t) {
+  room *r = t->data;
+  r->hold++;
+  while (r->atts) {
+    room_att *a = r->atts;
+    room_att **pp = &a->c->atts;
+    while (*pp != a) pp = &(*pp)->cnext;
+    *pp = a->cnext;
+    room_detach(a);
+  }
+  r->hold--;
+  room_maybe_free(r);
 }
 
 /* ---- clocks -------------------------------------------------------------- */
@@ -516,6 +553,7 @@ static void room_apply_end(room *r, game_outcome o, int aborted) {
   clock_stop(&r->clk, (int64_t)now_ms(r));
   r->draw_offer = -1;
   uv_timer_stop(&r->timer);
+  uv_timer_start(&r->timer, room_linger_cb, ROOM_LINGER_MS, 0);
 }
 
 /* End the game from outside the rules (resign, agreement, timeout, abort,
