@@ -144,6 +144,9 @@
  * only. Re-reads when the game moved on during the read: bounded. */
 #define JOIN_MAX_EVENTS 512
 #define JOIN_RETRIES 4
+/* Longest game a replay reads (stored events). Far above any real game;
+ * bounds what a corrupt database could make recovery allocate (~170 MiB). */
+#define GS_REPLAY_MAX 1000000u
 
 /* ---- storage and accounts: see limits_storage.h ------------------------ */
 #include "limits_storage.h"
