@@ -117,6 +117,11 @@ def main():
               "no opponent_gone while bob has another connection")
 
         # ---- graceful restart: recovery ----
+        # a Gambo game past its side choice is recovered too
+        gg = start_game(srv, a, b, "gambo-2023", time_control="untimed")
+        for _ in range(5):
+            gg.play(gg.legal(RULES)[0])
+        gg_moves, gg_sides = list(gg.moves), list(gg.sides)
         acked = g.seq
         moves_before = list(g.moves)
         last_clocks = ev["clocks"]
@@ -148,6 +153,20 @@ def main():
             check(r and r.get("ok"), "the game continues after the restart")
             if g.outcome:
                 break
+
+        r = a.req("join", game_id=gg.gid, since_seq=0)
+        snap = r["data"]["game"]
+        check([p["side"] for p in snap["players"]] == gg_sides,
+              "gambo after restart: the chosen sides are restored")
+        check([e["move"] for e in r["data"]["events"]] == gg_moves,
+              "gambo after restart: every move stored")
+        b.req("join", game_id=gg.gid)
+        gg.clients = [a, b]
+        check(snap["state"]["to_move"] == gg.to_move, "gambo after restart: same side to move")
+        r, ev = gg.play(gg.legal(RULES)[0])
+        check(r and r.get("ok"), "gambo after restart: play continues from the same position")
+        a.req("resign", game_id=gg.gid)
+        a.event("game_end"); b.event("game_end")
 
         # ---- kill -9 right after acknowledgements ----
         for rnd in range(3):
