@@ -131,6 +131,24 @@ def main():
             check(e["winner_seat"] == 1 - s, "flag fall: the side to move loses")
             check(e["clocks"]["ms"][s] == 0, "flag fall: the loser's clock shows 0")
 
+        # ---- correspondence: a fixed time per move, reset after each move ----
+        g = start_game(srv, a, b, "gomony", time_control="corr:1")
+        day = 24 * 3600 * 1000
+        check(g.start["clocks"]["ms"] == [day, day] and g.start["time_control"] == "corr:1",
+              "correspondence: one day per move on both clocks")
+        s = g.seat_to_move()
+        r, ev = g.play(g.legal(RULES)[0])
+        check(ev and ev["clocks"]["ms"][s] == day and ev["clocks"]["running"] == 1 - s,
+              "correspondence: the mover's time is reset, the opponent's runs")
+        g.clients[0].req("abort", game_id=g.gid)
+        g.clients[0].event("game_end"); g.clients[1].event("game_end")
+
+        # ---- untimed: no clocks ----
+        g = start_game(srv, a, b, "gomony")
+        check(g.start["clocks"]["ms"] is None, "untimed: clocks.ms is null")
+        g.clients[1].req("abort", game_id=g.gid)
+        g.clients[0].event("game_end"); g.clients[1].event("game_end")
+
         # ---- Gambo chooser: creator chooses, then sides are assigned ----
         g = start_game(srv, a, b, "gambo-2023", options={"chooser": "creator"})
         check(g.chooser == 0 and g.sides == [None, None],
