@@ -8,6 +8,8 @@
 
 #include "handlers.h"
 #include "limits.h"
+#include "lobby.h"
+#include "room.h"
 #include "log.h"
 #include "metrics.h"
 #include "server_int.h"
@@ -67,6 +69,12 @@ void conn_close(conn *c, const char *why) {
   s->nconns--;
   if (c->addr) c->addr->conns--;
   c->addr = NULL;
+  /* Unlinked first, so the lobby sees whether other connections of the
+   * player remain. */
+  if (c->player_id) {
+    rooms_conn_gone(c);
+    lobby_conn_gone(c);
+  }
   server_conn_gone(s);
 }
 

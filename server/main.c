@@ -64,6 +64,7 @@ static const opt opts[] = {
     O("proxy-port", OPT_INT, proxy_port, "PROXY protocol listener port (default: none)"),
     O("metrics-listen", OPT_STR, metrics_listen, "HOST:PORT for /metrics and /healthz (default: off)"),
     O("backup-dir", OPT_STR, backup_dir, "SIGUSR1 online backups (default: DB dir/backups)"),
+    O("claim-grace-ms", OPT_U64, claim_grace_ms, "grace before a disconnected opponent's game can be claimed (0: by time control)"),
 };
 #undef O
 

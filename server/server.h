@@ -34,6 +34,8 @@ typedef struct server_config {
   const char *metrics_listen; /* "HOST:PORT" of /metrics and /healthz; NULL:
                                  off (default) */
   const char *backup_dir;    /* SIGUSR1 backups; NULL: <db dir>/backups */
+  /* live play */
+  uint64_t claim_grace_ms;   /* 0: by time control (limits.h ROOM_GRACE_*) */
 } server_config;
 
 void server_config_init(server_config *cfg);
