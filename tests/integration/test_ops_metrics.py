@@ -10,7 +10,7 @@ import sys
 import time
 
 from ops_harness import OpsServer, parse_prometheus, value, http_get, PromError
-from agon_harness import check, finish, err_code
+from agon_harness import check, finish, err_code, register, start_game
 
 
 def page(srv):
@@ -127,7 +127,28 @@ def run(srv):
     check(value(m1, "agon_move_ack_seconds_count") == value(m1, "agon_moves_total"),
           "move ack histogram count == moves")
 
-    for c in clients + [flood]:
+    # --- a game: live games and moves move while it is played
+    pa, pb = register(srv, "metric_a"), register(srv, "metric_b")
+    g = start_game(srv, pa, pb, "gomony", time_control="untimed")
+    for mv in ("c3-d4", "h6-g5"):
+        r, _ = g.play(mv)
+        check(r and r.get("ok"), "metrics game: %s acknowledged" % mv)
+    text2, m2 = page(srv)
+    promtool(text2, "during a game")
+
+    def delta2(name, **labels):
+        return value(m2, name, **labels) - value(m1, name, **labels)
+
+    check(value(m2, "agon_live_games") == 1, "agon_live_games == 1 during the game")
+    check(delta2("agon_games_started_total") == 1, "games started moved by 1")
+    check(delta2("agon_moves_total") == 2, "agon_moves_total moved by 2")
+    check(delta2("agon_move_ack_seconds_count") == 2, "ack latency histogram counted 2 moves")
+    r = pa.req("resign", game_id=g.gid)
+    check(r and r.get("ok"), "metrics game: resign")
+    _, m3 = page(srv)
+    check(value(m3, "agon_live_games") == 0, "agon_live_games back to 0 after the game")
+
+    for c in clients + [flood, pa, pb]:
         c.close()
     srv.stop_checked()
 
