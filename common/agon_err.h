@@ -45,7 +45,10 @@
   X(EBADCREDENTIALS, "bad_credentials", "wrong name or password")             \
   X(EBADTOKEN, "bad_token", "session token unknown, expired or revoked")      \
   X(EALREADYAUTH, "already_authenticated", "already logged in")               \
-  X(ESTORAGE, "storage_error", "storage failure")
+  X(ESTORAGE, "storage_error", "storage failure")                            \
+  /* protocol, appended by the server core */                                 \
+  X(EVERSION, "unsupported_version", "protocol version not supported")       \
+  X(ETIMEOUT, "timeout", "timed out")
 
 enum agon__err_index {
 #define AGON__X(name, wire, msg) AGON__I_##name,

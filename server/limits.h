@@ -6,6 +6,93 @@
 
 /* ---- network and protocol (server core) -------------------------------- */
 
+/* Protocol version spoken by this server (hello.data.protocol). Bumped only
+ * on incompatible changes; a client asking for another version gets
+ * unsupported_version. */
+#define PROTO_VERSION 1
+
+/* Longest request line in bytes, newline excluded. It is also the size of
+ * the per-connection read buffer, so it bounds memory per reading peer. The
+ * largest legitimate request (register: name <= 20, password <= 128, plus
+ * keys) is far below 1 KiB; moves and chat in later issues stay under 4 KiB.
+ * 16 KiB leaves room without letting a peer pin much memory. Configurable
+ * (--max-line), clamped to [256, 1 MiB]. */
+#define CONN_MAX_LINE_DEFAULT (16 * 1024)
+#define CONN_MAX_LINE_MIN 256
+#define CONN_MAX_LINE_MAX (1024 * 1024)
+
+/* Write queue of one connection, in bytes not yet accepted by the kernel.
+ * Above HIGH we stop reading that peer (it cannot make us produce more
+ * replies); below LOW we resume. Over MAX (only broadcasts and server events
+ * can push it there once reads stopped) the peer is cut off: a spectator that
+ * never reads must not grow our memory. 64 KiB/16 KiB/1 MiB: a game's full
+ * state fits many times in HIGH; MAX x max connections bounds the worst case
+ * (1 MiB x 10 000 = 10 GiB would be too much, but reaching it needs every
+ * peer to stall at once and the stall timeout cuts them first). */
+#define CONN_WQ_HIGH_DEFAULT (64 * 1024)
+#define CONN_WQ_LOW_DEFAULT (16 * 1024)
+#define CONN_WQ_MAX_DEFAULT (1024 * 1024)
+
+/* A peer whose queued output made no progress for this long is cut off
+ * (a client that never reads). Long enough for a slow mobile link to catch
+ * up after a burst of events, short enough to free memory soon. */
+#define CONN_STALL_MS_DEFAULT 30000
+
+/* A connection must say hello within this time, or it is closed. */
+#define CONN_HELLO_TIMEOUT_MS_DEFAULT 10000
+/* An unauthenticated connection that sends no request (pongs do not count)
+ * for this long is closed: spectators will count as active once watching
+ * (next issue). */
+#define CONN_IDLE_TIMEOUT_MS_DEFAULT 120000
+/* Server keepalive: an event ping every interval; no pong (or any line)
+ * within the timeout closes the connection. 25 s stays under common NAT
+ * idle timeouts (30 s+). */
+#define CONN_PING_INTERVAL_MS_DEFAULT 25000
+#define CONN_PING_TIMEOUT_MS_DEFAULT 20000
+/* Graceful end of one connection (final event then FIN): if the peer does
+ * not read it within this time, close anyway. */
+#define CONN_LINGER_MS 2000
+
+/* Per-connection request rate: token bucket, tokens per second and burst.
+ * 20/s sustained with a burst of 60 is far above a human player (a move or
+ * a chat line per second) and above what a reasonable bot needs; a flood
+ * trips it at once. 0 rate disables the limit (benchmarks). */
+#define CONN_RATE_DEFAULT 20.0
+#define CONN_BURST_DEFAULT 60.0
+/* Sustained abuse: every rejected (rate_limited) request spends one strike;
+ * strikes refill at STRIKE_RATE per second up to STRIKES. Out of strikes:
+ * the peer gets a final event and is disconnected. A client that respects
+ * retry_after_ms never runs out. */
+#define CONN_STRIKES_DEFAULT 50.0
+#define CONN_STRIKE_RATE 1.0
+
+/* Per-address limits: all connections of one IP share one bucket, so
+ * opening many connections does not multiply the rate; and at most
+ * MAX_CONNS_PER_ADDR connections per IP (a household behind NAT plays a few
+ * games at once; 64 is generous). Benchmarks from 127.0.0.1 raise both. */
+#define ADDR_RATE_DEFAULT 200.0
+#define ADDR_BURST_DEFAULT 400.0
+#define ADDR_MAX_CONNS_DEFAULT 64
+/* The per-address table: fixed slots (bounded memory whatever the number of
+ * peers), linear probing over a short window; when the window is full an
+ * entry without connections is evicted (the least recently seen). A 4096
+ * slot table costs ~200 KiB. */
+#define ADDR_TABLE_SLOTS 4096
+#define ADDR_TABLE_PROBE 16
+
+/* Whole-server connection cap; also bounded by RLIMIT_NOFILE. Each idle
+ * connection costs about 1 KiB of our memory plus kernel socket buffers. */
+#define SERVER_MAX_CONNS_DEFAULT 10000
+/* listen() backlog: bursts of reconnects after a restart. */
+#define SERVER_BACKLOG 511
+
+/* Graceful shutdown: time given to peers to receive the shutdown event and
+ * their queued output before connections are closed hard. */
+#define SERVER_SHUTDOWN_DEADLINE_MS 3000
+
+/* Request field limits (type name 32 bytes, string id 64 bytes) live in
+ * common/proto.h: the client shares them. */
+
 /* ---- storage and accounts: see limits_storage.h ------------------------ */
 #include "limits_storage.h"
 

@@ -1,0 +1,216 @@
+/* proto.c - framing, decoding and encoding of the agon protocol. */
+#include "proto.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* ---- framing ----------------------------------------------------------- */
+
+void proto_framer_init(proto_framer *f, size_t max) {
+  memset(f, 0, sizeof *f);
+  f->max = max;
+  f->cap = PROTO_FRAMER_BUFSIZE(max);
+}
+
+void proto_framer_attach(proto_framer *f, char *buf) {
+  f->buf = buf;
+  f->len = 0;
+  f->scan = 0;
+}
+
+char *proto_framer_detach_if_empty(proto_framer *f) {
+  char *b = f->buf;
+  if (b == NULL || f->len != 0) return NULL;
+  f->buf = NULL;
+  f->scan = 0;
+  return b;
+}
+
+void proto_framer_space(proto_framer *f, char **p, size_t *n) {
+  *p = f->buf + f->len;
+  *n = f->cap - f->len;
+}
+
+int proto_framer_feed(proto_framer *f, size_t n, proto_line_cb cb,
+                      void *arg) {
+  size_t start = 0;
+  f->len += n;
+  for (;;) {
+    char *nl = memchr(f->buf + f->scan, '\n', f->len - f->scan);
+    if (nl == NULL) break;
+    size_t end = (size_t)(nl - f->buf);
+    if (f->skipping) {
+      f->skipping = 0;  /* the over-long line ends here; nothing to report */
+    } else {
+      size_t ll = end - start;
+      if (ll > 0 && f->buf[start + ll - 1] == '\r') ll--;
+      /* The buffer holds max + 2 bytes, so a complete line can still be
+       * one byte too long: same error, nothing left to skip. */
+      int kind = ll > f->max ? PROTO_TOO_LONG : PROTO_LINE;
+      if (cb(arg, kind, kind == PROTO_LINE ? f->buf + start : NULL,
+             kind == PROTO_LINE ? ll : 0)) {
+        f->len = 0;
+        f->scan = 0;
+        return 1;
+      }
+    }
+    start = end + 1;
+    f->scan = start;
+  }
+  /* Keep the unfinished tail, moved to the front (a memmove per read of at
+   * most one partial line: cheaper than a ring buffer's split lines). */
+  if (f->skipping) {
+    f->len = 0;  /* still inside the over-long line: drop what we got */
+    f->scan = 0;
+    return 0;
+  }
+  size_t rest = f->len - start;
+  if (rest == f->cap) {
+    /* Full without a newline: the line is too long. Report once, drop it
+     * and skip everything up to the next newline. */
+    f->len = 0;
+    f->scan = 0;
+    f->skipping = 1;
+    return cb(arg, PROTO_TOO_LONG, NULL, 0) ? 1 : 0;
+  }
+  if (start > 0 && rest > 0) memmove(f->buf, f->buf + start, rest);
+  f->len = rest;
+  f->scan = rest;
+  return 0;
+}
+
+int proto_framer_push(proto_framer *f, const char *data, size_t n,
+                      proto_line_cb cb, void *arg) {
+  while (n > 0) {
+    char *p;
+    size_t room;
+    proto_framer_space(f, &p, &room);
+    size_t k = n < room ? n : room;
+    memcpy(p, data, k);
+    data += k;
+    n -= k;
+    if (proto_framer_feed(f, k, cb, arg)) return 1;
+  }
+  return 0;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+void proto_msg_clear(proto_msg *msg) {
+  json_decref(msg->root);
+  json_decref(msg->id);
+  msg->root = NULL;
+  msg->id = NULL;
+  msg->type[0] = '\0';
+}
+
+int proto_decode(const char *line, size_t len, proto_msg *msg,
+                 agon_err *err) {
+  json_error_t jerr;
+  int rc = 0;
+  memset(msg, 0, sizeof *msg);
+  /* JSON_REJECT_DUPLICATES: {"type":"a","type":"b"} is ambiguous; refuse.
+   * JSON_DISABLE_EOF_CHECK is not set: trailing garbage is an error. */
+  json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL)
+    return agon_err_set(err, AGON_EBADJSON, "bad JSON: %s (column %d)",
+                        jerr.text, jerr.column);
+  if (!json_is_object(root)) {
+    rc = agon_err_set(err, AGON_EBADJSON, "a request must be a JSON object");
+    goto out;
+  }
+  json_t *id = json_object_get(root, "id");
+  if (id != NULL) {
+    if (json_is_integer(id) ||
+        (json_is_string(id) && json_string_length(id) <= PROTO_ID_STR_MAX)) {
+      msg->id = json_incref(id);
+    } else {
+      rc = agon_err_set(err, AGON_EBADFIELD,
+                        "\"id\" must be an integer or a string of at most %d "
+                        "bytes", PROTO_ID_STR_MAX);
+      goto out;
+    }
+  }
+  json_t *type = json_object_get(root, "type");
+  if (!json_is_string(type)) {
+    rc = agon_err_set(err, AGON_EBADFIELD, "\"type\" must be a string");
+    goto out;
+  }
+  size_t tl = json_string_length(type);
+  if (tl == 0 || tl > PROTO_TYPE_NAME_MAX ||
+      memchr(json_string_value(type), '\0', tl) != NULL) {
+    rc = agon_err_set(err, AGON_EBADFIELD, "\"type\" is not a known name");
+    goto out;
+  }
+  memcpy(msg->type, json_string_value(type), tl + 1);
+  json_object_del(root, "type");
+  json_object_del(root, "id");
+  msg->root = root;
+  return 0;
+out:
+  json_decref(root);
+  return rc;
+}
+
+int proto_unpack(const proto_msg *msg, agon_err *err, const char *fmt, ...) {
+  json_error_t jerr;
+  va_list ap;
+  va_start(ap, fmt);
+  int r = json_vunpack_ex(msg->root, &jerr, JSON_STRICT, fmt, ap);
+  va_end(ap);
+  if (r != 0)
+    return agon_err_set(err, AGON_EBADFIELD, "%s", jerr.text);
+  return 0;
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static json_t *reply_head(const char *re, json_t *id, int ok) {
+  json_t *o = json_object();
+  if (o == NULL) return NULL;
+  json_object_set_new(o, "re", re ? json_string(re) : json_null());
+  if (id != NULL) json_object_set(o, "id", id);
+  json_object_set_new(o, "ok", json_boolean(ok));
+  return o;
+}
+
+json_t *proto_reply_ok(const char *re, json_t *id, json_t *data) {
+  json_t *o = reply_head(re, id, 1);
+  if (o == NULL) {
+    json_decref(data);
+    return NULL;
+  }
+  json_object_set_new(o, "data", data ? data : json_object());
+  return o;
+}
+
+json_t *proto_reply_err(const char *re, json_t *id, int code, const char *msg,
+                        long long retry_after_ms) {
+  json_t *o = reply_head(re, id, 0);
+  if (o == NULL) return NULL;
+  json_t *e = json_object();
+  json_object_set_new(e, "code", json_string(agon_err_name(code)));
+  json_object_set_new(e, "message",
+                      json_string(msg && msg[0] ? msg
+                                                : agon_err_default_msg(code)));
+  if (retry_after_ms >= 0)
+    json_object_set_new(e, "retry_after_ms", json_integer(retry_after_ms));
+  json_object_set_new(o, "error", e);
+  return o;
+}
+
+json_t *proto_event(const char *name) {
+  json_t *o = json_object();
+  if (o != NULL) json_object_set_new(o, "event", json_string(name));
+  return o;
+}
+
+long proto_encode(const json_t *j, char *buf, size_t cap) {
+  /* JSON_COMPACT: no spaces; jansson escapes control characters inside
+   * strings, so the only newline is ours. Keys keep insertion order. */
+  size_t n = json_dumpb(j, buf, cap, JSON_COMPACT);
+  if (n == 0) return -1;
+  if (n + 1 > cap) return (long)(n + 1);
+  buf[n] = '\n';
+  return (long)(n + 1);
+}

@@ -1,0 +1,239 @@
+/* server.c - listener, start-up and graceful shutdown. */
+#include "server.h"
+
+#include <errno.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "handlers.h"
+#include "limits.h"
+#include "log.h"
+#include "server_int.h"
+#include "util.h"
+
+void server_config_init(server_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->host = "127.0.0.1";
+  cfg->port = 7878;
+  cfg->db_path = "./var/agon.db";
+  cfg->synchronous = DB_SYNC_FULL;
+  cfg->max_line = CONN_MAX_LINE_DEFAULT;
+  cfg->wq_high = CONN_WQ_HIGH_DEFAULT;
+  cfg->wq_low = CONN_WQ_LOW_DEFAULT;
+  cfg->wq_max = CONN_WQ_MAX_DEFAULT;
+  cfg->stall_ms = CONN_STALL_MS_DEFAULT;
+  cfg->hello_timeout_ms = CONN_HELLO_TIMEOUT_MS_DEFAULT;
+  cfg->idle_timeout_ms = CONN_IDLE_TIMEOUT_MS_DEFAULT;
+  cfg->ping_interval_ms = CONN_PING_INTERVAL_MS_DEFAULT;
+  cfg->ping_timeout_ms = CONN_PING_TIMEOUT_MS_DEFAULT;
+  cfg->shutdown_deadline_ms = SERVER_SHUTDOWN_DEADLINE_MS;
+  cfg->rate = CONN_RATE_DEFAULT;
+  cfg->burst = CONN_BURST_DEFAULT;
+  cfg->strikes = CONN_STRIKES_DEFAULT;
+  cfg->addr_rate = ADDR_RATE_DEFAULT;
+  cfg->addr_burst = ADDR_BURST_DEFAULT;
+  cfg->addr_max_conns = ADDR_MAX_CONNS_DEFAULT;
+  cfg->max_conns = SERVER_MAX_CONNS_DEFAULT;
+}
+
+static void on_connection(uv_stream_t *l, int status) {
+  struct server *s = l->data;
+  if (status < 0) {
+    log_warn("accept: %s", uv_strerror(status));
+    return;
+  }
+  conn_accept(s, l);
+}
+
+/* mkdir -p of the directory part of path (the default ./var/). */
+static int make_parent_dirs(const char *path, agon_err *err) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n >= sizeof buf) return agon_err_set(err, AGON_EINVAL, "path too long");
+  memcpy(buf, path, n + 1);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+      return agon_err_set(err, AGON_ESTORAGE, "cannot create %s: %s", buf,
+                          strerror(errno));
+    *p = '/';
+  }
+  return 0;
+}
+
+static void clamp_config(server_config *c) {
+  if (c->max_line < CONN_MAX_LINE_MIN) c->max_line = CONN_MAX_LINE_MIN;
+  if (c->max_line > CONN_MAX_LINE_MAX) c->max_line = CONN_MAX_LINE_MAX;
+  if (c->wq_low > c->wq_high) c->wq_low = c->wq_high;
+  if (c->wq_max < c->wq_high) c->wq_max = c->wq_high;
+  if (c->burst < 1) c->burst = 1;
+  if (c->addr_burst < 1) c->addr_burst = 1;
+  if (c->ping_interval_ms && c->ping_timeout_ms == 0)
+    c->ping_timeout_ms = CONN_PING_TIMEOUT_MS_DEFAULT;
+  if (c->max_conns == 0) c->max_conns = SERVER_MAX_CONNS_DEFAULT;
+}
+
+int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
+               agon_err *err) {
+  *out = NULL;
+  struct server *s = xcalloc(1, sizeof *s);
+  s->loop = loop;
+  s->cfg = *cfg;
+  clamp_config(&s->cfg);
+  s->addrs = rl_table_new();
+  s->hello_data = handlers_hello_data(s, &s->hello_len);
+  int rc;
+
+  if ((rc = make_parent_dirs(cfg->db_path, err)) != 0) goto fail;
+  db_config dc;
+  db_config_init(&dc);
+  dc.path = cfg->db_path;
+  dc.synchronous = cfg->synchronous;
+  if ((rc = db_open(&s->db, loop, &dc, err)) != 0) goto fail;
+
+  accounts_config ac;
+  accounts_config_init(&ac);
+  if (cfg->pwhash_fast) {
+    ac.opslimit = crypto_pwhash_OPSLIMIT_MIN;
+    ac.memlimit = crypto_pwhash_MEMLIMIT_MIN;
+  }
+  ac.token_ttl_s = cfg->token_ttl_s;
+  ac.rl_addr_burst = cfg->login_addr_burst;
+  ac.rl_addr_period_ms = cfg->login_addr_period_ms;
+  ac.rl_account_burst = cfg->login_account_burst;
+  ac.rl_account_period_ms = cfg->login_account_period_ms;
+  if ((rc = accounts_new(&s->acc, loop, s->db, &ac, err)) != 0) goto fail;
+
+  /* Listener last: nobody connects before storage is ready. */
+  uv_tcp_init(loop, &s->listener);
+  s->listener.data = s;
+  s->listening = 1;
+  uv_timer_init(loop, &s->shutdown_timer);
+  s->shutdown_timer.data = s;
+  struct sockaddr_storage ss;
+  int r = strchr(cfg->host, ':')
+              ? uv_ip6_addr(cfg->host, cfg->port, (struct sockaddr_in6 *)&ss)
+              : uv_ip4_addr(cfg->host, cfg->port, (struct sockaddr_in *)&ss);
+  if (r < 0) {
+    rc = agon_err_set(err, AGON_EINVAL, "bad listen address %s", cfg->host);
+    goto fail;
+  }
+  if ((r = uv_tcp_bind(&s->listener, (struct sockaddr *)&ss, 0)) < 0 ||
+      (r = uv_listen((uv_stream_t *)&s->listener, SERVER_BACKLOG,
+                     on_connection)) < 0) {
+    rc = agon_err_set(err, AGON_EINVAL, "cannot listen on %s:%d: %s",
+                      cfg->host, cfg->port, uv_strerror(r));
+    goto fail;
+  }
+  int sl = sizeof ss;
+  uv_tcp_getsockname(&s->listener, (struct sockaddr *)&ss, &sl);
+  s->port = ntohs(ss.ss_family == AF_INET6
+                      ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                      : ((struct sockaddr_in *)&ss)->sin_port);
+  *out = s;
+  return 0;
+fail:
+  *out = s;  /* server_free releases what was opened */
+  return rc;
+}
+
+int server_port(const server *s) { return s->port; }
+
+/* ---- shutdown ---------------------------------------------------------- */
+
+/* Phases: 1 draining peers (until none or the deadline), 2 closing accounts
+ * (in-flight requests complete), 3 done (database closed). */
+static void stop_step(struct server *s);
+
+static void accounts_closed_cb(void *arg) {
+  struct server *s = arg;
+  s->acc = NULL;
+  s->stop_phase = 3;
+  stop_step(s);
+}
+
+static void handle_closed_cb(uv_handle_t *h) { (void)h; }
+
+static void stop_step(struct server *s) {
+  if (s->stop_phase == 1 && s->nconns == 0 && s->nalive == 0) {
+    s->stop_phase = 2;
+    uv_timer_stop(&s->shutdown_timer);
+    if (s->acc) {
+      accounts_close(s->acc, accounts_closed_cb, s);
+      return;
+    }
+    s->stop_phase = 3;
+  }
+  if (s->stop_phase == 3) {
+    s->stop_phase = 4;
+    if (s->db) {
+      /* Every queued write commits before this returns (blocks the loop:
+       * nothing else is left to serve). */
+      db_close(s->db);
+      s->db = NULL;
+      log_info("database closed");
+    }
+    uv_close((uv_handle_t *)&s->shutdown_timer, handle_closed_cb);
+    if (s->done_cb) s->done_cb(s->done_arg);
+  }
+}
+
+void server_conn_gone(struct server *s) {
+  if (s->stopping) stop_step(s);
+}
+
+static void shutdown_timer_cb(uv_timer_t *t) {
+  struct server *s = t->data;
+  log_warn("shutdown deadline: closing %u connection(s) hard", s->nconns);
+  while (s->conns) conn_close(s->conns, "shutdown deadline");
+}
+
+void server_shutdown(server *s, const char *reason, void (*done_cb)(void *),
+                     void *arg) {
+  if (s->stopping) return;
+  s->stopping = 1;
+  s->stop_phase = 1;
+  s->done_cb = done_cb;
+  s->done_arg = arg;
+  log_info("shutting down (%s): %u connection(s)", reason, s->nconns);
+  if (s->listening) {
+    uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
+    s->listening = 0;
+  }
+  /* Encode the event once, share it (wbuf) with every peer. */
+  json_t *ev = proto_event("shutdown");
+  json_object_set_new(ev, "reason", json_string(reason));
+  json_object_set_new(ev, "message", json_string("server is shutting down"));
+  json_object_set_new(ev, "deadline_ms",
+                      json_integer((json_int_t)s->cfg.shutdown_deadline_ms));
+  wbuf *b = wbuf_from_json(ev);
+  json_decref(ev);
+  conn *next;
+  for (conn *c = s->conns; c; c = next) {
+    next = c->next;  /* conn_send may close c (output cap) */
+    conn_send(c, b);
+    conn_end(c);
+  }
+  wbuf_unref(b);
+  uv_timer_start(&s->shutdown_timer, shutdown_timer_cb,
+                 s->cfg.shutdown_deadline_ms, 0);
+  stop_step(s);
+}
+
+void server_free(server *s) {
+  if (s == NULL) return;
+  if (s->acc) {
+    /* Only after a failed start: nothing is in flight. */
+    accounts_close(s->acc, NULL, NULL);
+    s->acc = NULL;
+  }
+  if (s->db) db_close(s->db);
+  if (s->listening && !uv_is_closing((uv_handle_t *)&s->listener))
+    uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
+  rl_table_free(s->addrs);
+  free(s->hello_data);
+  free(s);
+}

@@ -1,0 +1,39 @@
+/* server_int.h - the server struct shared by server.c, conn.c and
+ * handlers.c (not a public interface: use server.h). */
+#ifndef AGON_SERVER_INT_H
+#define AGON_SERVER_INT_H
+
+#include <uv.h>
+
+#include "accounts.h"
+#include "conn.h"
+#include "db.h"
+#include "ratelimit.h"
+#include "server.h"
+
+struct server {
+  uv_loop_t *loop;
+  server_config cfg;
+  uv_tcp_t listener;
+  uv_timer_t shutdown_timer;
+  int port;
+  int listening;           /* listener handle open */
+  db *db;
+  accounts *acc;
+  rl_table *addrs;
+  conn *conns;             /* open (not closing) connections */
+  unsigned nconns;
+  unsigned nalive;         /* allocated connections, closing ones included */
+  uint64_t next_conn_id;
+  char *hello_data;        /* encoded hello "data" (built once) */
+  size_t hello_len;
+  /* shutdown */
+  int stopping, stop_phase;
+  void (*done_cb)(void *);
+  void *done_arg;
+};
+
+/* conn.c tells the server a connection left the open list / was freed. */
+void server_conn_gone(struct server *s);
+
+#endif

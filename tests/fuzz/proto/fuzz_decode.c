@@ -1,0 +1,81 @@
+/* fuzz_decode - message decoding and reply encoding.
+ *
+ * Any bytes: proto_decode either fails with bad_json/bad_field (and owns at
+ * most an id) or yields a short type and an object without "type"/"id".
+ * Every reply built from what was decoded must encode to exactly one line
+ * that parses back with the same "re" and "id". */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+#define FUZZ_CHECK(c) \
+  do { if (!(c)) { fprintf(stderr, "check failed: %s (line %d)\n", #c, __LINE__); abort(); } } while (0)
+
+static void check_line(const json_t *j, const char *re, const json_t *id) {
+  char buf[512];
+  long n = proto_encode(j, buf, sizeof buf);
+  FUZZ_CHECK(n > 0);
+  char *p = buf, *big = NULL;
+  if ((size_t)n > sizeof buf) {
+    big = malloc((size_t)n);
+    FUZZ_CHECK(big != NULL);
+    FUZZ_CHECK(proto_encode(j, big, (size_t)n) == n);
+    p = big;
+  }
+  FUZZ_CHECK(p[n - 1] == '\n');
+  FUZZ_CHECK(memchr(p, '\n', (size_t)n - 1) == NULL);
+  json_error_t e;
+  json_t *back = json_loadb(p, (size_t)n - 1, JSON_REJECT_DUPLICATES, &e);
+  FUZZ_CHECK(back != NULL && json_is_object(back));
+  json_t *bre = json_object_get(back, "re");
+  if (re) FUZZ_CHECK(json_is_string(bre) && strcmp(json_string_value(bre), re) == 0);
+  else FUZZ_CHECK(json_is_null(bre));
+  if (id) FUZZ_CHECK(json_equal(json_object_get(back, "id"), (json_t *)id));
+  else FUZZ_CHECK(json_object_get(back, "id") == NULL);
+  json_decref(back);
+  free(big);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  proto_msg m;
+  agon_err err;
+  agon_err_clear(&err);
+  int rc = proto_decode((const char *)data, size, &m, &err);
+  if (rc != 0) {
+    FUZZ_CHECK(rc == AGON_EBADJSON || rc == AGON_EBADFIELD);
+    FUZZ_CHECK(err.code == rc && err.msg[0] != '\0');
+    FUZZ_CHECK(m.root == NULL);
+    json_t *r = proto_reply_err(NULL, m.id, rc, err.msg, -1);
+    check_line(r, NULL, m.id);
+    json_decref(r);
+    proto_msg_clear(&m);
+    return 0;
+  }
+  size_t tl = strlen(m.type);
+  FUZZ_CHECK(tl > 0 && tl <= PROTO_TYPE_NAME_MAX);
+  FUZZ_CHECK(json_is_object(m.root));
+  FUZZ_CHECK(json_object_get(m.root, "type") == NULL);
+  FUZZ_CHECK(json_object_get(m.root, "id") == NULL);
+  FUZZ_CHECK(m.id == NULL || json_is_integer(m.id) || json_is_string(m.id));
+
+  /* The strict unpacks the handlers use must never crash. */
+  const char *a = NULL, *b = NULL;
+  json_int_t nonce = 0;
+  (void)proto_unpack(&m, &err, "{s:s, s:s}", "name", &a, "password", &b);
+  (void)proto_unpack(&m, &err, "{s:I}", "nonce", &nonce);
+  (void)proto_unpack(&m, &err, "{s?I, s?s}", "version", &nonce, "client", &a);
+  (void)proto_unpack(&m, &err, "{}");
+
+  json_t *r = proto_reply_ok(m.type, m.id, json_deep_copy(m.root));
+  check_line(r, m.type, m.id);
+  json_decref(r);
+  r = proto_reply_err(m.type, m.id, AGON_ERATELIMIT, NULL, 1200);
+  check_line(r, m.type, m.id);
+  json_decref(r);
+  proto_msg_clear(&m);
+  return 0;
+}
