@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "complete.h"
@@ -176,7 +177,9 @@ static int local_command(play *p, const char *cmd, const char *rest) {
     game_match_end(&p->m, game_outcome_win(1 - tm, "resignation"));
     char side[32];
     view_side_title(p->m.vt, tm, side, sizeof side);
-    set_msg(p, "%s resigns.", side);
+    size_t n = strlen(side);
+    set_msg(p, "%s %s.", side,
+            n > 0 && side[n - 1] == 's' ? "resign" : "resigns");
   } else if (!strcmp(cmd, "draw")) {
     p->draw_offer = tm;
   } else if (!strcmp(cmd, "accept")) {
@@ -445,6 +448,7 @@ int play_run_tty(play *p, term *t) {
 }
 
 int play_run_plain(play *p, FILE *in, FILE *out) {
+  int echo = !isatty(fileno(in));
   term_frame f;
   term_frame_init(&f, TERM_MIN_W, TERM_MIN_H);
   char line[PLAY_INPUT_MAX * 2];
@@ -474,6 +478,7 @@ int play_run_plain(play *p, FILE *in, FILE *out) {
       break;
     }
     line[strcspn(line, "\r\n")] = 0;
+    if (echo) fprintf(out, "%s\n", line);  /* a transcript reads well */
     play_submit(p, line);
     redraw = 1;
   }

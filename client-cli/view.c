@@ -68,7 +68,9 @@ void view_outcome_text(const game_vtable *vt, game_outcome o, char *buf,
   if (o.result == GAME_WIN) {
     char side[32];
     view_side_title(vt, o.winner, side, sizeof side);
-    snprintf(buf, cap, "%s wins (%s)", side, reason);
+    size_t n = strlen(side);  /* "Defenders win", "Light wins" */
+    snprintf(buf, cap, "%s %s (%s)", side,
+             n > 0 && side[n - 1] == 's' ? "win" : "wins", reason);
   } else if (o.result == GAME_DRAW) {
     snprintf(buf, cap, "Draw (%s)", reason);
   } else {
@@ -423,7 +425,7 @@ static void game_info(const game_match *m, const json_t *v, lines *ctr,
          ji(v, "guards"));
     addl(ctr, TERM_PLAIN, "Quiet plies: %lld", ji(v, "quiet_plies"));
     addl(leg, ST_HEAD, "K King  D guard  a attacker");
-    addl(leg, TERM_PLAIN, "[+] throne  [#] corner: the King's exit");
+    addl(leg, TERM_PLAIN, "[+] throne  [#] corner (exit)");
     addl(leg, TERM_PLAIN, "King on a corner: defenders win");
     addl(leg, TERM_PLAIN, "King framed by attackers: they win");
     break;
