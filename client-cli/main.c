@@ -204,6 +204,9 @@ static int cmd_show(const opts *o) {
   }
   if (o->json) {
     json_t *v = game_match_view(&p.m, GAME_VIEW_ALL);
+    char pos[GAME_POSITION_MAX];
+    if (p.m.vt->to_position(&p.m.st, pos, sizeof pos) >= 0)
+      json_object_set_new(v, "position", json_string(pos));
     char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
     puts(s ? s : "null");
     free(s);
