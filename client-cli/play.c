@@ -295,7 +295,10 @@ void play_submit(play *p, const char *line) {
 void play_tab(play *p) {
   complete_list l;
   complete_moves(&p->m, p->input, &l);
-  if (l.n == 0 && p->input[0]) complete_words(play_commands, p->input, &l);
+  if (l.n == 0 && p->input[0]) {
+    complete_free(&l);
+    complete_words(play_commands, p->input, &l);
+  }
   if (l.n == 0) {
     set_msg(p, "no legal move or command starts with '%s'", p->input);
   } else if (l.n == 1) {

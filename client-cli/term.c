@@ -261,6 +261,13 @@ static void write_all(int fd, const char *p, size_t n) {
   }
 }
 
+static void write_str(int fd, const char *s) { write_all(fd, s, strlen(s)); }
+
+/* Alternate screen on/off; leaving also resets attributes and shows the
+ * cursor, so an exit never leaves the terminal unusable. */
+#define ENTER_SCREEN "\x1b[?1049h\x1b[H\x1b[2J"
+#define LEAVE_SCREEN "\x1b[0m\x1b[?25h\x1b[?1049l"
+
 void term_update_size(term *t) {
   struct winsize ws;
   if (ioctl(t->out_fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 &&
@@ -276,7 +283,7 @@ void term_update_size(term *t) {
 static void restore_atexit(void) {
   if (saved_fd >= 0) {
     tcsetattr(saved_fd, TCSAFLUSH, &saved_tio);
-    write_all(STDOUT_FILENO, "\x1b[0m\x1b[?25h\x1b[?1049l", 17);
+    write_str(STDOUT_FILENO, LEAVE_SCREEN);
     saved_fd = -1;
   }
 }
@@ -313,7 +320,7 @@ int term_open(term *t, int in_fd, int out_fd) {
   sa.sa_handler = on_winch;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGWINCH, &sa, NULL);
-  write_all(out_fd, "\x1b[?1049h\x1b[H\x1b[2J", 16);
+  write_str(out_fd, ENTER_SCREEN);
   term_update_size(t);
   return 0;
 }
@@ -321,7 +328,7 @@ int term_open(term *t, int in_fd, int out_fd) {
 void term_close(term *t) {
   if (t->raw) {
     tcsetattr(t->in_fd, TCSAFLUSH, &saved_tio);
-    write_all(t->out_fd, "\x1b[0m\x1b[?25h\x1b[?1049l", 17);
+    write_str(t->out_fd, LEAVE_SCREEN);
     t->raw = 0;
     saved_fd = -1;
   }

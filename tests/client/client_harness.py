@@ -81,7 +81,7 @@ class Tmux:
         cmd = " ".join("'" + a.replace("'", "'\\''") + "'" for a in argv)
         envs = " ".join("%s='%s'" % (k, v) for k, v in (env or {}).items())
         self.tmux("new-session", "-d", "-x", str(width), "-y", str(height),
-                  "-s", "t", "env %s %s" % (envs, cmd))
+                  "-s", "t", "env %s %s; echo agon-exit=$?" % (envs, cmd))
         self.tmux("set-option", "-t", "t", "remain-on-exit", "on")
 
     def tmux(self, *args):
@@ -102,8 +102,19 @@ class Tmux:
         return self.tmux(*a)
 
     def dead(self):
-        return self.tmux("display-message", "-p", "-t", "t",
-                         "#{pane_dead}").strip() == "1"
+        return self._ended(self.screen())
+
+    def exit_status(self):
+        """The program's exit status (the shell prints it after it ends:
+        tmux's own #{pane_dead_status} is not always filled in)."""
+        import re
+        s = self.wait(self._ended)
+        m = re.search(r"agon-exit=(\d+)|Pane is dead \(status (\d+)", s or "")
+        return (m.group(1) or m.group(2)) if m else ""
+
+    @staticmethod
+    def _ended(s):
+        return "agon-exit=" in s or "Pane is dead (status" in s
 
     def wait(self, pred, timeout=TIMEOUT):
         end = time.time() + timeout

@@ -121,6 +121,8 @@ def play_game(game, seed, opts):
         t.keys("Enter")
         check(t.wait(lambda s: t.dead()) is not None, "%s: quit ends agon" %
               game)
+        check(t.exit_status() == "0", "%s: agon exits 0 (got %r)" %
+              (game, t.exit_status()))
     finally:
         t.close()
 
@@ -158,6 +160,8 @@ def test_terminal():
               "tty: bad input is explained")
         t.keys("C-c")
         check(t.wait(lambda s: t.dead()) is not None, "tty: Ctrl-C quits")
+        st = t.exit_status()
+        check(st == "0", "tty: exit status 0 (got %r)" % st)
     finally:
         t.close()
     env = dict(ENV)
