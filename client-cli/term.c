@@ -288,6 +288,18 @@ static void restore_atexit(void) {
   }
 }
 
+/* SIGTERM/SIGHUP while in raw mode: restore the terminal (tcsetattr and
+ * write are async-signal-safe), then die of the signal as usual. */
+static void on_fatal(int sig) {
+  if (saved_fd >= 0) {
+    tcsetattr(saved_fd, TCSAFLUSH, &saved_tio);
+    write_str(STDOUT_FILENO, LEAVE_SCREEN);
+    saved_fd = -1;
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 int term_open(term *t, int in_fd, int out_fd) {
   memset(t, 0, sizeof *t);
   t->in_fd = in_fd;
@@ -320,6 +332,9 @@ int term_open(term *t, int in_fd, int out_fd) {
   sa.sa_handler = on_winch;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGWINCH, &sa, NULL);
+  sa.sa_handler = on_fatal;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
   write_str(out_fd, ENTER_SCREEN);
   term_update_size(t);
   return 0;

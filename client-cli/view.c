@@ -436,7 +436,8 @@ static void game_info(const game_match *m, const json_t *v, lines *ctr,
          ji2(v, "prisoners", "white"), ji2(v, "prisoners", "black"));
     addl(ctr, TERM_PLAIN, "Promoted: white %lld, black %lld",
          ji2(v, "promoted", "white"), ji2(v, "promoted", "black"));
-    addl(leg, ST_HEAD, "w b markers, W B promoted, digit: height");
+    addl(leg, ST_HEAD, "w b markers, W B promoted");
+    addl(leg, TERM_PLAIN, "digit: column height");
     /* Every column of two or more markers, top first, wrapped. */
     char buf[160] = "Stacks (top first):";
     const char *k;
@@ -447,7 +448,7 @@ static void game_info(const game_match *m, const json_t *v, lines *ctr,
       if (!s || strlen(s) < 2) continue;
       char item[48];
       snprintf(item, sizeof item, " %s=%s", k, s);
-      if (strlen(buf) + strlen(item) > 36) {
+      if (strlen(buf) + strlen(item) > 32) {
         addl(leg, TERM_PLAIN, "%s", buf);
         snprintf(buf, sizeof buf, " ");
       }
@@ -464,7 +465,7 @@ static void game_info(const game_match *m, const json_t *v, lines *ctr,
     addl(ctr, TERM_PLAIN, "Duels %lld/9, pieces left %lld", ji(v, "duels"),
          ji(v, "pieces_left"));
     const char *hand = js(v, "hand");
-    addl(ctr, TERM_PLAIN, "Hand: %s (%s)", hand ? hand : "-",
+    addl(ctr, TERM_PLAIN, "Hand: %s (turn order %s)", hand ? hand : "-",
          js(v, "turn_order") ? js(v, "turn_order") : "?");
     json_t *p = json_object_get(v, "permutation");
     addl(ctr, TERM_PLAIN, "Permutation %s",
