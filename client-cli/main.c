@@ -35,6 +35,8 @@ typedef struct opts {
   int password_stdin;
   const char *seed;
   const char *position;
+  long count;     /* ping: round trips (default 1) */
+  long interval;  /* ping: ms between them (default 1000) */
   const char *kv[GAME_MAX_OPTIONS * 2];
   int n_kv;
   const char *pos[MAX_ARGS];  /* positional arguments, subcommand first */
@@ -57,7 +59,8 @@ static void usage(FILE *f) {
       "                         echo, $AGON_PASSWORD or --password-stdin)\n"
       "  agon whoami            the saved session, resumed\n"
       "  agon logout            end the saved session\n"
-      "  agon ping              round trip to the server\n"
+      "  agon ping [--count N] [--interval MS]\n"
+      "                         round trips; reconnects if the link drops\n"
       "Sessions are kept in $XDG_CONFIG_HOME/agon/ (~/.config/agon/).\n"
       "--json prints one JSON object per line instead of text.\n",
       f);
@@ -67,11 +70,14 @@ static int parse_args(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->host = "127.0.0.1";
   o->port = 7878;
+  o->count = 1;
+  o->interval = 1000;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
     if (!strcmp(a, "--host") || !strcmp(a, "--port") || !strcmp(a, "-o") ||
-        !strcmp(a, "--seed") || !strcmp(a, "--position")) {
+        !strcmp(a, "--seed") || !strcmp(a, "--position") ||
+        !strcmp(a, "--count") || !strcmp(a, "--interval")) {
       if (!val) {
         fprintf(stderr, "agon: %s needs a value\n", a);
         return 2;
@@ -92,6 +98,15 @@ static int parse_args(int argc, char **argv, opts *o) {
         o->kv[o->n_kv++] = val;
       } else if (!strcmp(a, "--seed")) {
         o->seed = val;
+      } else if (!strcmp(a, "--count") || !strcmp(a, "--interval")) {
+        char *end;
+        long v = strtol(val, &end, 10);
+        if (*end || v < 1 || v > 86400000) {
+          fprintf(stderr, "agon: bad %s %s\n", a, val);
+          return 2;
+        }
+        if (a[2] == 'c') o->count = v;
+        else o->interval = v;
       } else {
         o->position = val;
       }
@@ -408,27 +423,76 @@ static int cmd_whoami(const opts *o, int logout) {
   return 0;
 }
 
+static double elapsed_ms(const struct timespec *a) {
+  struct timespec b;
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  return (double)(b.tv_sec - a->tv_sec) * 1e3 +
+         (double)(b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* Round trips like ping(8). A lost connection (server restart, network
+ * drop) is reconnected and the saved session resumed, then the count goes
+ * on: the same path live play will take. */
 static int cmd_ping(const opts *o) {
   sess s;
   agon_err err;
-  int rc = connect_server(o, &s, 0, &err);
-  json_t *d = NULL;
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  if (!rc) rc = sess_request(&s, "ping", NULL, SESS_TIMEOUT_MS, &d, NULL,
-                             &err);
-  clock_gettime(CLOCK_MONOTONIC, &b);
+  int rc = connect_server(o, &s, 1, &err);
+  if (rc) {
+    sess_close(&s);
+    return fail(o, "ping", &err);
+  }
+  for (long i = 0; i < o->count; i++) {
+    if (i > 0) {
+      /* Wait the interval, answering the server's keepalive meanwhile. */
+      struct timespec w;
+      clock_gettime(CLOCK_MONOTONIC, &w);
+      double left;
+      while ((left = (double)o->interval - elapsed_ms(&w)) > 0 && !s.closed)
+        if (sess_pump(&s, (int)left + 1, &err)) break;
+    }
+    struct timespec a;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    json_t *d = NULL;
+    rc = s.closed ? AGON_ESHUTDOWN
+                  : sess_request(&s, "ping", NULL, SESS_TIMEOUT_MS, &d, NULL,
+                                 &err);
+    json_decref(d);
+    if (rc == AGON_ESHUTDOWN || rc == AGON_ETIMEOUT) {
+      char key[300], name[64] = "", token[160] = "";
+      server_key(o, key, sizeof key);
+      config_token_load(key, name, sizeof name, token, sizeof token);
+      if (!o->json)
+        fprintf(stderr, "agon: connection lost (%s); reconnecting\n",
+                s.close_reason[0] ? s.close_reason : err.msg);
+      rc = sess_reconnect(&s, o->host, o->port, token, 30000, &err);
+      if (rc == AGON_EBADTOKEN) {
+        config_token_delete(key, NULL);
+        rc = sess_reconnect(&s, o->host, o->port, NULL, 30000, &err);
+      }
+      if (rc) break;
+      if (o->json)
+        print_json(json_pack("{s:b, s:s, s:s, s:s}", "ok", 1, "event",
+                             "reconnected", "host", o->host, "name", s.name));
+      else if (s.name[0])
+        printf("reconnected to %s:%d, resumed as %s\n", o->host, o->port,
+               s.name);
+      else
+        printf("reconnected to %s:%d\n", o->host, o->port);
+      i--;  /* this round trip again */
+      continue;
+    }
+    if (rc) break;
+    double ms = elapsed_ms(&a);
+    if (o->json)
+      print_json(json_pack("{s:b, s:s, s:s, s:i, s:I, s:f}", "ok", 1,
+                           "command", "ping", "host", o->host, "port",
+                           o->port, "seq", (json_int_t)i + 1, "rtt_ms", ms));
+    else
+      printf("pong from %s:%d in %.2f ms\n", o->host, o->port, ms);
+    fflush(stdout);
+  }
   sess_close(&s);
   if (rc) return fail(o, "ping", &err);
-  double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
-              (double)(b.tv_nsec - a.tv_nsec) / 1e6;
-  if (o->json)
-    print_json(json_pack("{s:b, s:s, s:s, s:i, s:f}", "ok", 1, "command",
-                         "ping", "host", o->host, "port", o->port, "rtt_ms",
-                         ms));
-  else
-    printf("pong from %s:%d in %.2f ms\n", o->host, o->port, ms);
-  json_decref(d);
   return 0;
 }
 

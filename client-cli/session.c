@@ -293,3 +293,29 @@ void sess_close(sess *s) {
   json_decref(s->hello);
   s->reply = s->hello = NULL;
 }
+
+int sess_reconnect(sess *s, const char *host, int port, const char *token,
+                   int within_ms, agon_err *err) {
+  sess_event_cb cb = s->on_event;
+  void *arg = s->ev_arg;
+  long long deadline = now_ms() + within_ms;
+  int backoff = 100, rc;
+  sess_close(s);
+  for (;;) {
+    rc = sess_connect(s, host, port, SESS_TIMEOUT_MS, err);
+    if (rc == 0) {
+      s->on_event = cb;
+      s->ev_arg = arg;
+      rc = sess_hello(s, "agon-cli 0.1", err);
+      if (rc == 0 && token && token[0]) rc = sess_resume(s, token, err);
+      /* A refused token is final; anything else may be the server still
+       * starting up. */
+      if (rc == 0 || rc == AGON_EBADTOKEN) return rc;
+      sess_close(s);
+    }
+    if (now_ms() + backoff > deadline) return rc;
+    struct timespec ts = {backoff / 1000, (long)(backoff % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    backoff = backoff * 2 > 2000 ? 2000 : backoff * 2;
+  }
+}

@@ -71,6 +71,13 @@ int sess_login(sess *s, const char *name, const char *password, char *token,
                size_t cap, agon_err *err);
 int sess_resume(sess *s, const char *token, agon_err *err);
 int sess_logout(sess *s, agon_err *err);
+/* After a lost connection (AGON_ESHUTDOWN from a request): connect again,
+ * retrying with backoff (100 ms doubling to 2 s) for up to within_ms, say
+ * hello and, with a token, resume the session. The event callback is kept.
+ * This is how the client survives a server restart or a network drop; live
+ * play will resubscribe to its game after it. 0, or the last error. */
+int sess_reconnect(sess *s, const char *host, int port, const char *token,
+                   int within_ms, agon_err *err);
 void sess_close(sess *s);
 
 #endif

@@ -34,6 +34,8 @@ def agon(*args, password=None, stdin=None, new_session=False):
 
 
 srv = Server(AGOND).start()
+first_srv = srv
+restarted = []
 try:
     sessions = os.path.join(CFG, "agon", "sessions.json")
     key = "127.0.0.1:%d" % srv.port
@@ -93,6 +95,35 @@ try:
     check(tok2 != tok1 and re.fullmatch(r"[0-9a-f]{64}", tok2) is not None,
           "login saves a new token")
 
+    # Reconnection: agond restarts (same database, same port) in the middle
+    # of `agon ping --count 4`; the client reconnects, resumes the saved
+    # session by itself and finishes the count.
+    env = dict(os.environ, XDG_CONFIG_HOME=CFG)
+    p = subprocess.Popen([AGON, "--port", str(srv.port), "ping", "--count",
+                          "4", "--interval", "400"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    first = p.stdout.readline()
+    check(first.startswith("pong from"), "ping --count: first round trip")
+    old = srv
+    srv.stop()
+    srv = Server(AGOND, extra=["--port", str(old.port)],
+                 tmpdir=old.tmpdir).start()
+    restarted.append(srv)
+    check(srv.port == old.port, "agond restarted on the same port")
+    try:
+        out, err = p.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    check(p.returncode == 0 and "reconnected to 127.0.0.1:%d, resumed as "
+          "alice" % srv.port in out and out.count("pong from") == 3 and
+          "connection lost" in err,
+          "ping reconnects after a server restart and resumes the session: "
+          "%r %r" % (out, err))
+    r = agon("whoami")
+    check(r.returncode == 0 and r.stdout.startswith("alice"),
+          "the saved session survives the server restart")
+
     r = agon("login", "alice", new_session=True,
              stdin="")  # no terminal, no AGON_PASSWORD
     check(r.returncode == 2 and "AGON_PASSWORD" in r.stderr,
@@ -122,6 +153,8 @@ try:
           j["error"]["message"], "no server: exit 1 with a JSON error")
     srv.stop_checked()
 finally:
-    srv.cleanup()
+    for x in restarted:
+        x.cleanup()
+    first_srv.cleanup()  # owns the temporary directory
     shutil.rmtree(CFG, ignore_errors=True)
 finish()
