@@ -206,7 +206,20 @@ static void test_gambo23(void) {
   HAS(&f, "North to move");
   term_frame_close(&f);
   play_close(&p);
-  /* Several moves in a row: after a duel the side behind keeps the hand */
+  /* Several moves in a row: after the first duel the side behind (South,
+   * 0-1) holds the hand and moves again */
+  const char *hand[] = {"choose north", "permute f h", "advance d",
+                        "permute a b", "advance b", "advance h", "duel d h",
+                        "advance d", "permute c i", "advance c",
+                        "permute e f", "advance e", "advance a", NULL};
+  CHECK(start("gambo-2023", NULL, 138, NULL, hand) == 0);
+  render(&f, 80, 24);
+  HAS(&f, "South to move again");
+  HAS(&f, "Hand: south");
+  HAS(&f, "Score: South 0, North 1");
+  term_frame_close(&f);
+  play_close(&p);
+  /* Before the side choice */
   CHECK(start("gambo-2023", "south=M2,E3,C1,E1,M3,C2,M1,C3,E2 "
                             "north=C3,M1,E2,M3,C1,E1,C2,E3,M2",
               1, NULL, NULL) == 0);
