@@ -1,6 +1,6 @@
 /* main.c - the agon terminal client: subcommand dispatch.
  *
- *   agon local GAME [-o K=V]... [--seed N] [--position POS]
+ *   agon local GAME [-o K=V]... [--seed N] [--position POS] [--clock M+S]
  *   agon show GAME [-o K=V]... [--seed N] [--position POS] [MOVE]...
  *   agon rules [GAME]
  *   agon [--host H] [--port P] [--json] register|login NAME [--password-stdin]
@@ -37,6 +37,7 @@ typedef struct opts {
   const char *position;
   long count;     /* ping: round trips (default 1) */
   long interval;  /* ping: ms between them (default 1000) */
+  const char *clock; /* local: "MIN[+SEC]" */
   const char *kv[GAME_MAX_OPTIONS * 2];
   int n_kv;
   const char *pos[MAX_ARGS];  /* positional arguments, subcommand first */
@@ -49,7 +50,8 @@ static void usage(FILE *f) {
       "\n"
       "Offline:\n"
       "  agon local GAME [-o KEY=VALUE]... [--seed N] [--position POS]\n"
-      "        play both sides on this terminal (hot seat)\n"
+      "             [--clock MIN[+SEC]]\n"
+      "        play both sides on this terminal (hot seat), with a clock\n"
       "  agon show GAME [same options] [MOVE]...\n"
       "        print the play screen after MOVEs (80x24 text)\n"
       "  agon rules [GAME]      the short rules of a game (or the list)\n"
@@ -77,7 +79,8 @@ static int parse_args(int argc, char **argv, opts *o) {
     const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
     if (!strcmp(a, "--host") || !strcmp(a, "--port") || !strcmp(a, "-o") ||
         !strcmp(a, "--seed") || !strcmp(a, "--position") ||
-        !strcmp(a, "--count") || !strcmp(a, "--interval")) {
+        !strcmp(a, "--count") || !strcmp(a, "--interval") ||
+        !strcmp(a, "--clock")) {
       if (!val) {
         fprintf(stderr, "agon: %s needs a value\n", a);
         return 2;
@@ -98,6 +101,8 @@ static int parse_args(int argc, char **argv, opts *o) {
         o->kv[o->n_kv++] = val;
       } else if (!strcmp(a, "--seed")) {
         o->seed = val;
+      } else if (!strcmp(a, "--clock")) {
+        o->clock = val;
       } else if (!strcmp(a, "--count") || !strcmp(a, "--interval")) {
         char *end;
         long v = strtol(val, &end, 10);
@@ -188,6 +193,19 @@ static int cmd_local(const opts *o) {
   static play p;  /* large (history): not on the stack */
   int rc = setup_game(o, o->pos[1], &p);
   if (rc) return rc;
+  if (o->clock) {
+    /* Minutes (fractions allowed) and an increment in seconds. */
+    char *end;
+    double min = strtod(o->clock, &end), inc = 0;
+    if (*end == '+') inc = strtod(end + 1, &end);
+    if (*end || !(min > 0) || min > 10000 || inc < 0 || inc > 3600) {
+      fprintf(stderr, "agon: bad --clock %s (MINUTES[+SECONDS])\n",
+              o->clock);
+      play_close(&p);
+      return 2;
+    }
+    play_set_clock(&p, (long long)(min * 60000), (long long)(inc * 1000));
+  }
   term t;
   if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
       term_open(&t, STDIN_FILENO, STDOUT_FILENO) == 0) {

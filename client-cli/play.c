@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -61,6 +62,48 @@ static void update_status(play *p) {
   }
 }
 
+long long play_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void play_set_clock(play *p, long long initial_ms, long long inc_ms) {
+  p->clock_on = 1;
+  p->clock_start_ms = initial_ms;
+  p->clock_ms[0] = p->clock_ms[1] = initial_ms;
+  p->clock_inc_ms = inc_ms;
+  p->clock_mark = play_now_ms();
+}
+
+static int clock_side(const play *p) {
+  if (!p->clock_on || game_match_outcome(&p->m).result != GAME_ONGOING)
+    return -1;
+  int tm = game_match_to_move(&p->m);
+  return tm == GAME_SIDE0 || tm == GAME_SIDE1 ? tm : -1;
+}
+
+int play_tick(play *p, long long now) {
+  int side = clock_side(p);
+  long long dt = now - p->clock_mark;
+  p->clock_mark = now;
+  if (side < 0) return -1;
+  p->clock_ms[side] -= dt;
+  if (p->clock_ms[side] <= 0) {
+    p->clock_ms[side] = 0;
+    game_match_end(&p->m, game_outcome_win(1 - side, "time"));
+    p->draw_offer = -1;
+    char who[32];
+    view_side_title(p->m.vt, side, who, sizeof who);
+    snprintf(p->message, sizeof p->message, "%s ran out of time.", who);
+    update_status(p);
+    return -1;
+  }
+  /* Redraw when the shown (rounded-up) second changes. */
+  long long ms = p->clock_ms[side] % 1000;
+  return (int)(ms ? ms : 1000);
+}
+
 static int start(play *p, agon_err *err) {
   int rc;
   if (p->position)
@@ -75,6 +118,7 @@ static int start(play *p, agon_err *err) {
   p->last_mover = -1;
   p->draw_offer = -1;
   p->scroll = 0;
+  if (p->clock_on) play_set_clock(p, p->clock_start_ms, p->clock_inc_ms);
   update_status(p);
   return 0;
 }
@@ -108,6 +152,11 @@ void play_close(play *p) {
 }
 
 int play_apply(play *p, const char *text, agon_err *err) {
+  if (p->clock_on) {
+    play_tick(p, play_now_ms());
+    if (game_match_outcome(&p->m).result != GAME_ONGOING)
+      return agon_err_set(err, AGON_EGAMEOVER, "the time is up");
+  }
   int mover = game_match_to_move(&p->m);
   game_move mv;
   char echo[GAME_MOVE_TEXT_MAX] = "";
@@ -126,6 +175,8 @@ int play_apply(play *p, const char *text, agon_err *err) {
   p->movers[p->n_moves] = mover;
   p->n_moves++;
   p->last_mover = mover;
+  if (p->clock_on && (mover == GAME_SIDE0 || mover == GAME_SIDE1))
+    p->clock_ms[mover] += p->clock_inc_ms;
   p->draw_offer = -1;
   p->scroll = 0;
   char who[32];
@@ -353,7 +404,10 @@ void play_view(const play *p, view_state *vs) {
   vs->moves = (const char *const *)p->moves;
   vs->movers = p->movers;
   vs->n_moves = p->n_moves;
-  vs->clock_running = -1;
+  vs->clock_on = p->clock_on;
+  vs->clock_ms[0] = p->clock_ms[0];
+  vs->clock_ms[1] = p->clock_ms[1];
+  vs->clock_running = clock_side(p);
   vs->status = p->status[0] ? p->status : NULL;
   vs->message = p->message[0] == '\f' ? NULL : p->message;
   vs->input = p->input;
@@ -404,7 +458,9 @@ int play_run_tty(play *p, term *t) {
     }
     term_present(t, &f, crow, ccol);
     if (p->quit) break;
-    int k = term_read_key(t, -1);
+    int wait = p->clock_on ? play_tick(p, play_now_ms()) : -1;
+    int k = term_read_key(t, wait);
+    if (p->clock_on) play_tick(p, play_now_ms());
     if (k == TERM_KEY_NONE || k == TERM_KEY_RESIZE) continue;
     if (k == TERM_KEY_EOF || k == 3 || k == 4) break;  /* Ctrl-C, Ctrl-D */
     if (paging) {
@@ -482,6 +538,7 @@ int play_run_plain(play *p, FILE *in, FILE *out) {
     }
     line[strcspn(line, "\r\n")] = 0;
     if (echo) fprintf(out, "%s\n", line);  /* a transcript reads well */
+    if (p->clock_on) play_tick(p, play_now_ms());
     play_submit(p, line);
     redraw = 1;
   }

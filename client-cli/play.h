@@ -52,6 +52,14 @@ typedef struct play {
   char status[256];
   int scroll;
   int quit;
+  /* Clocks: online they come from the server; locally (agon local --clock)
+   * play_tick runs them like a chess clock. */
+  int clock_on;
+  long long clock_ms[2];     /* remaining time per side */
+  long long clock_inc_ms;    /* added to the mover after each move */
+  long long clock_start_ms;  /* initial time (for rematch) */
+  long long clock_mark;      /* monotonic ms when the running clock was
+                                last charged */
 } play;
 
 /* Start a game (position may be NULL: from options and seed). */
@@ -61,6 +69,15 @@ void play_close(play *p);
 /* Play a move on the local copy and record it (local backend, or what the
  * server broadcast). 0 or an AGON_E* code with err. */
 int play_apply(play *p, const char *text, agon_err *err);
+/* Local chess clock: each side gets initial_ms, plus inc_ms per move. */
+void play_set_clock(play *p, long long initial_ms, long long inc_ms);
+/* Charge the time since the last call to the side to move (now_ms: a
+ * monotonic clock); a flag ends the game (reason "time"). Returns the ms
+ * until the displayed time changes (for the redraw timeout), or -1 when no
+ * clock runs. */
+int play_tick(play *p, long long now_ms);
+/* Monotonic milliseconds. */
+long long play_now_ms(void);
 /* Handle one entered line: a command word or a move. */
 void play_submit(play *p, const char *line);
 /* Tab on the current input: complete it, or list the candidates. */

@@ -176,7 +176,32 @@ def test_terminal():
         t.close()
 
 
+
+def test_clock():
+    """agon local --clock: the clocks count down, the mover gets the
+    increment, and a flag ends the game."""
+    t = Tmux([AGON, "local", "gwezboell", "--clock", "0.05+1"], ENV)
+    try:
+        s = t.wait_text("00:03")
+        check(s is not None, "clock: both sides start at 00:03")
+        t.type("e3-c3")
+        t.keys("Enter")
+        s = t.wait(lambda s: title_ply(s) == 1)
+        check(s is not None and re.search(r"Defenders\s+00:0[34]", s),
+              "clock: the mover got the increment")
+        s = t.wait_text("00:01", timeout=5)
+        check(s is not None, "clock: the attackers' clock counts down")
+        s = t.wait_text("Game over: Defenders win (time)", timeout=6)
+        check(s is not None, "clock: the attackers lose on time")
+        t.type("quit")
+        t.keys("Enter")
+        check(t.exit_status() == "0", "clock: quit after the flag")
+    finally:
+        t.close()
+
+
 test_terminal()
+test_clock()
 for g, seed, opts in GAMES:
     play_game(g, seed, opts)
 finish()

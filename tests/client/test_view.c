@@ -263,6 +263,25 @@ static void test_screen(void) {
   render(&f, 120, 40);
   HAS(&f, " 5 │ a  a  D  D [K] D  D  a  a │5");
   term_frame_close(&f);
+  /* Clocks: minutes:seconds rounded up, hours when needed, the running
+   * one in reverse video */
+  {
+    term_frame_init(&f, 80, 24);
+    view_state vs;
+    int cr, cc;
+    play_view(&p, &vs);
+    vs.prompt = "> ";
+    vs.clock_on = 1;
+    vs.clock_ms[0] = 299001;
+    vs.clock_ms[1] = 3723000;
+    vs.clock_running = 0;
+    view_render(&f, &vs, &cr, &cc);
+    HAS(&f, "05:00");
+    HAS(&f, "1:02:03");
+    int r = find_row(&f, "05:00");
+    CHECK(r >= 0 && (f.c[r * f.w + 78].st.at & TERM_REVERSE));
+    term_frame_close(&f);
+  }
   /* NO_COLOR: no colour SGR codes, attributes stay */
   render(&f, 80, 24);
   size_t n;
