@@ -122,7 +122,7 @@ static int parse_args(int argc, char **argv, opts *o) {
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       exit(0);
-    } else if (a[0] == '-' && a[1] == '-' && o->n_pos == 0) {
+    } else if (a[0] == '-' && a[1] == '-') {  /* no move starts so */
       fprintf(stderr, "agon: unknown option %s\n", a);
       return 2;
     } else {
