@@ -1,0 +1,541 @@
+/* main.c - the agon terminal client: subcommand dispatch.
+ *
+ *   agon local GAME [-o K=V]... [--seed N] [--position POS] [--clock M+S]
+ *   agon show GAME [-o K=V]... [--seed N] [--position POS] [MOVE]...
+ *   agon rules [GAME]
+ *   agon [--host H] [--port P] [--json] register|login NAME [--password-stdin]
+ *   agon [--host H] [--port P] [--json] logout|whoami|ping
+ *
+ * Exit status: 0 success, 1 the server or the game said no, 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "config.h"
+#include "game.h"
+#include "play.h"
+#include "session.h"
+#include "term.h"
+#include "view.h"
+
+#define AGON_CLIENT_NAME "agon-cli 0.1"
+#define MAX_ARGS 256
+
+typedef struct opts {
+  const char *host;
+  int port;
+  int json;
+  int password_stdin;
+  const char *seed;
+  const char *position;
+  long count;     /* ping: round trips (default 1) */
+  long interval;  /* ping: ms between them (default 1000) */
+  const char *clock; /* local: "MIN[+SEC]" */
+  const char *kv[GAME_MAX_OPTIONS * 2];
+  int n_kv;
+  const char *pos[MAX_ARGS];  /* positional arguments, subcommand first */
+  int n_pos;
+} opts;
+
+static void usage(FILE *f) {
+  fputs(
+      "usage: agon [--host H] [--port P] [--json] COMMAND ...\n"
+      "\n"
+      "Offline:\n"
+      "  agon local GAME [-o KEY=VALUE]... [--seed N] [--position POS]\n"
+      "             [--clock MIN[+SEC]]\n"
+      "        play both sides on this terminal (hot seat), with a clock\n"
+      "  agon show GAME [same options] [MOVE]...\n"
+      "        print the play screen after MOVEs (80x24 text)\n"
+      "  agon rules [GAME]      the short rules of a game (or the list)\n"
+      "Server (default 127.0.0.1:7878):\n"
+      "  agon register NAME     create an account and log in\n"
+      "  agon login NAME        log in (password from the terminal without\n"
+      "                         echo, $AGON_PASSWORD or --password-stdin)\n"
+      "  agon whoami            the saved session, resumed\n"
+      "  agon logout            end the saved session\n"
+      "  agon ping [--count N] [--interval MS]\n"
+      "                         round trips; reconnects if the link drops\n"
+      "Sessions are kept in $XDG_CONFIG_HOME/agon/ (~/.config/agon/).\n"
+      "--json prints one JSON object per line instead of text.\n",
+      f);
+}
+
+static int parse_args(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->host = "127.0.0.1";
+  o->port = 7878;
+  o->count = 1;
+  o->interval = 1000;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--host") || !strcmp(a, "--port") || !strcmp(a, "-o") ||
+        !strcmp(a, "--seed") || !strcmp(a, "--position") ||
+        !strcmp(a, "--count") || !strcmp(a, "--interval") ||
+        !strcmp(a, "--clock")) {
+      if (!val) {
+        fprintf(stderr, "agon: %s needs a value\n", a);
+        return 2;
+      }
+      i++;
+      if (!strcmp(a, "--host")) {
+        o->host = val;
+      } else if (!strcmp(a, "--port")) {
+        char *end;
+        long p = strtol(val, &end, 10);
+        if (*end || p <= 0 || p > 65535) {
+          fprintf(stderr, "agon: bad port %s\n", val);
+          return 2;
+        }
+        o->port = (int)p;
+      } else if (!strcmp(a, "-o")) {
+        if (o->n_kv >= (int)(sizeof o->kv / sizeof o->kv[0])) return 2;
+        o->kv[o->n_kv++] = val;
+      } else if (!strcmp(a, "--seed")) {
+        o->seed = val;
+      } else if (!strcmp(a, "--clock")) {
+        o->clock = val;
+      } else if (!strcmp(a, "--count") || !strcmp(a, "--interval")) {
+        char *end;
+        long v = strtol(val, &end, 10);
+        if (*end || v < 1 || v > 86400000) {
+          fprintf(stderr, "agon: bad %s %s\n", a, val);
+          return 2;
+        }
+        if (a[2] == 'c') o->count = v;
+        else o->interval = v;
+      } else {
+        o->position = val;
+      }
+    } else if (!strcmp(a, "--json")) {
+      o->json = 1;
+    } else if (!strcmp(a, "--password-stdin")) {
+      o->password_stdin = 1;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      exit(0);
+    } else if (a[0] == '-' && a[1] == '-') {  /* no move starts so */
+      fprintf(stderr, "agon: unknown option %s\n", a);
+      return 2;
+    } else {
+      if (o->n_pos >= MAX_ARGS) return 2;
+      o->pos[o->n_pos++] = a;
+    }
+  }
+  return 0;
+}
+
+/* ---- offline ----------------------------------------------------------- */
+
+static uint64_t random_seed(void) {
+  uint64_t s = 0;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (read(fd, &s, sizeof s) != (ssize_t)sizeof s) s = 0;
+    close(fd);
+  }
+  if (!s) s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+  return s;
+}
+
+/* Game, options, seed and position from the arguments into a fresh play. */
+static int setup_game(const opts *o, const char *game, play *p) {
+  const game_vtable *vt = game_find(game);
+  if (!vt) {
+    fprintf(stderr, "agon: unknown game '%s'; games:", game);
+    for (size_t i = 0; game_registry[i]; i++)
+      fprintf(stderr, " %s", game_registry[i]->name);
+    fputc('\n', stderr);
+    return 2;
+  }
+  game_setup setup;
+  game_setup_init(&setup, vt);
+  agon_err err;
+  for (int i = 0; i < o->n_kv; i++) {
+    if (game_setup_set_kv(&setup, o->kv[i], &err)) {
+      fprintf(stderr, "agon: -o %s: %s\n", o->kv[i], err.msg);
+      return 2;
+    }
+  }
+  uint64_t seed;
+  if (o->seed) {
+    char *end;
+    errno = 0;
+    seed = strtoull(o->seed, &end, 10);
+    if (*end || errno) {
+      fprintf(stderr, "agon: bad seed %s\n", o->seed);
+      return 2;
+    }
+  } else {
+    seed = random_seed();
+  }
+  if (play_init(p, &setup, seed, o->position, &err)) {
+    fprintf(stderr, "agon: %s\n", err.msg);
+    return 2;
+  }
+  return 0;
+}
+
+static int cmd_local(const opts *o) {
+  if (o->n_pos != 2) {
+    fputs("usage: agon local GAME [-o KEY=VALUE]... [--seed N] "
+          "[--position POS]\n", stderr);
+    return 2;
+  }
+  static play p;  /* large (history): not on the stack */
+  int rc = setup_game(o, o->pos[1], &p);
+  if (rc) return rc;
+  if (o->clock) {
+    /* Minutes (fractions allowed) and an increment in seconds. */
+    char *end;
+    double min = strtod(o->clock, &end), inc = 0;
+    if (*end == '+') inc = strtod(end + 1, &end);
+    if (*end || !(min > 0) || min > 10000 || inc < 0 || inc > 3600) {
+      fprintf(stderr, "agon: bad --clock %s (MINUTES[+SECONDS])\n",
+              o->clock);
+      play_close(&p);
+      return 2;
+    }
+    play_set_clock(&p, (long long)(min * 60000), (long long)(inc * 1000));
+  }
+  term t;
+  if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+      term_open(&t, STDIN_FILENO, STDOUT_FILENO) == 0) {
+    play_run_tty(&p, &t);
+    term_close(&t);
+  } else {
+    play_run_plain(&p, stdin, stdout);
+  }
+  play_close(&p);
+  return 0;
+}
+
+static int cmd_show(const opts *o) {
+  if (o->n_pos < 2) {
+    fputs("usage: agon show GAME [-o KEY=VALUE]... [--seed N] "
+          "[--position POS] [MOVE]...\n", stderr);
+    return 2;
+  }
+  static play p;
+  int rc = setup_game(o, o->pos[1], &p);
+  if (rc) return rc;
+  for (int i = 2; i < o->n_pos; i++) {
+    agon_err err;
+    if (play_apply(&p, o->pos[i], &err)) {
+      fprintf(stderr, "agon: move %d '%s': %s\n", i - 1, o->pos[i], err.msg);
+      play_close(&p);
+      return 1;
+    }
+  }
+  if (o->json) {
+    json_t *v = game_match_view(&p.m, GAME_VIEW_ALL);
+    char pos[GAME_POSITION_MAX];
+    if (p.m.vt->to_position(&p.m.st, pos, sizeof pos) >= 0)
+      json_object_set_new(v, "position", json_string(pos));
+    char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+    puts(s ? s : "null");
+    free(s);
+    json_decref(v);
+  } else {
+    term_frame f;
+    term_frame_init(&f, TERM_MIN_W, TERM_MIN_H);
+    view_state vs;
+    int cr, cc;
+    char prompt[64];
+    play_view(&p, &vs);
+    play_prompt(&p, prompt, sizeof prompt);
+    vs.prompt = prompt;
+    view_render(&f, &vs, &cr, &cc);
+    char *txt = term_frame_text(&f);
+    fputs(txt, stdout);
+    free(txt);
+    term_frame_close(&f);
+  }
+  play_close(&p);
+  return 0;
+}
+
+static int cmd_rules(const opts *o) {
+  if (o->n_pos < 2) {
+    for (size_t i = 0; game_registry[i]; i++)
+      printf("%-16s %s\n", game_registry[i]->name, game_registry[i]->title);
+    return 0;
+  }
+  const game_vtable *vt = game_find(o->pos[1]);
+  const char *r = vt ? view_rules(vt->name) : NULL;
+  if (!r) {
+    fprintf(stderr, "agon: unknown game '%s'\n", o->pos[1]);
+    return 2;
+  }
+  puts(r);
+  return 0;
+}
+
+/* ---- server commands --------------------------------------------------- */
+
+static void server_key(const opts *o, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s:%d", o->host, o->port);
+}
+
+/* Print a failure: text on stderr, or a JSON line on stdout. Returns 1. */
+static int fail(const opts *o, const char *what, const agon_err *err) {
+  if (o->json) {
+    json_t *j = json_pack("{s:b, s:s, s:{s:s, s:s}}", "ok", 0, "command",
+                          what, "error", "code", agon_err_name(err->code),
+                          "message", err->msg);
+    char *s = json_dumps(j, JSON_COMPACT);
+    puts(s ? s : "{}");
+    free(s);
+    json_decref(j);
+  } else {
+    fprintf(stderr, "agon: %s: %s\n", what, err->msg);
+  }
+  return 1;
+}
+
+static void print_json(json_t *j) {  /* steals */
+  char *s = json_dumps(j, JSON_COMPACT);
+  puts(s ? s : "{}");
+  free(s);
+  json_decref(j);
+}
+
+/* Connect and say hello; with resume, log in with the saved token (a token
+ * the server refuses is forgotten). */
+static int connect_server(const opts *o, sess *s, int resume, agon_err *err) {
+  int rc = sess_connect(s, o->host, o->port, SESS_TIMEOUT_MS, err);
+  if (rc) return rc;
+  rc = sess_hello(s, AGON_CLIENT_NAME, err);
+  if (rc) return rc;
+  if (!resume) return 0;
+  char key[300], name[64], token[160];
+  server_key(o, key, sizeof key);
+  if (config_token_load(key, name, sizeof name, token, sizeof token) != 0)
+    return 0;
+  agon_err e2;
+  rc = sess_resume(s, token, &e2);
+  if (rc == AGON_EBADTOKEN) {
+    config_token_delete(key, NULL);
+    if (!o->json)
+      fprintf(stderr, "agon: the saved session of %s has expired; "
+                      "log in again\n", name);
+    return 0;
+  }
+  if (rc) *err = e2;
+  return rc;
+}
+
+static int read_password(const opts *o, char *buf, size_t cap) {
+  const char *env = getenv("AGON_PASSWORD");
+  if (o->password_stdin) {
+    if (!fgets(buf, (int)cap, stdin)) return -1;
+    buf[strcspn(buf, "\r\n")] = 0;
+    return 0;
+  }
+  if (env) {
+    snprintf(buf, cap, "%s", env);
+    return 0;
+  }
+  int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    fputs("agon: no terminal for the password: use AGON_PASSWORD or "
+          "--password-stdin\n", stderr);
+    return -1;
+  }
+  struct termios old, tio;
+  int have = tcgetattr(fd, &old) == 0;
+  if (have) {
+    tio = old;
+    tio.c_lflag &= ~(tcflag_t)ECHO;
+    tcsetattr(fd, TCSAFLUSH, &tio);
+  }
+  if (write(fd, "Password: ", 10) < 0) { /* nothing to do */
+  }
+  size_t n = 0;
+  char c;
+  while (n + 1 < cap && read(fd, &c, 1) == 1 && c != '\n' && c != '\r')
+    buf[n++] = c;
+  buf[n] = 0;
+  if (have) tcsetattr(fd, TCSAFLUSH, &old);
+  if (write(fd, "\n", 1) < 0) { /* nothing to do */
+  }
+  close(fd);
+  return 0;
+}
+
+static int cmd_auth(const opts *o, int is_register) {
+  const char *what = is_register ? "register" : "login";
+  if (o->n_pos != 2) {
+    fprintf(stderr, "usage: agon %s NAME\n", what);
+    return 2;
+  }
+  char password[256];
+  if (read_password(o, password, sizeof password)) return 2;
+  sess s;
+  agon_err err;
+  char token[160];
+  int rc = connect_server(o, &s, 0, &err);
+  if (!rc)
+    rc = is_register
+             ? sess_register(&s, o->pos[1], password, token, sizeof token,
+                             &err)
+             : sess_login(&s, o->pos[1], password, token, sizeof token, &err);
+  memset(password, 0, sizeof password);
+  if (!rc) {
+    char key[300];
+    server_key(o, key, sizeof key);
+    rc = config_token_save(key, s.name, token, &err);
+  }
+  if (rc) {
+    sess_close(&s);
+    return fail(o, what, &err);
+  }
+  if (o->json)
+    print_json(json_pack("{s:b, s:s, s:s, s:I}", "ok", 1, "command", what,
+                         "name", s.name, "player_id",
+                         (json_int_t)s.player_id));
+  else
+    printf("%s as %s (player %lld)\n",
+           is_register ? "registered and logged in" : "logged in", s.name,
+           s.player_id);
+  sess_close(&s);
+  return 0;
+}
+
+static int cmd_whoami(const opts *o, int logout) {
+  const char *what = logout ? "logout" : "whoami";
+  sess s;
+  agon_err err;
+  agon_err_clear(&err);
+  int rc = connect_server(o, &s, 1, &err);
+  if (!rc && !s.name[0])
+    rc = agon_err_set(&err, AGON_EUNAUTH, "not logged in");
+  char name[64];
+  snprintf(name, sizeof name, "%s", s.name);
+  long long id = s.player_id;
+  if (!rc && logout) {
+    rc = sess_logout(&s, &err);
+    if (!rc) {
+      char key[300];
+      server_key(o, key, sizeof key);
+      rc = config_token_delete(key, &err);
+    }
+  }
+  sess_close(&s);
+  if (rc) return fail(o, what, &err);
+  if (o->json)
+    print_json(json_pack("{s:b, s:s, s:s, s:I}", "ok", 1, "command", what,
+                         "name", name, "player_id", (json_int_t)id));
+  else if (logout)
+    printf("logged out %s\n", name);
+  else
+    printf("%s (player %lld)\n", name, id);
+  return 0;
+}
+
+static double elapsed_ms(const struct timespec *a) {
+  struct timespec b;
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  return (double)(b.tv_sec - a->tv_sec) * 1e3 +
+         (double)(b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* Round trips like ping(8). A lost connection (server restart, network
+ * drop) is reconnected and the saved session resumed, then the count goes
+ * on: the same path live play will take. */
+static int cmd_ping(const opts *o) {
+  sess s;
+  agon_err err;
+  int rc = connect_server(o, &s, 1, &err);
+  if (rc) {
+    sess_close(&s);
+    return fail(o, "ping", &err);
+  }
+  for (long i = 0; i < o->count; i++) {
+    if (i > 0) {
+      /* Wait the interval, answering the server's keepalive meanwhile. */
+      struct timespec w;
+      clock_gettime(CLOCK_MONOTONIC, &w);
+      double left;
+      while ((left = (double)o->interval - elapsed_ms(&w)) > 0 && !s.closed)
+        if (sess_pump(&s, (int)left + 1, &err)) break;
+    }
+    struct timespec a;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    json_t *d = NULL;
+    rc = s.closed ? AGON_ESHUTDOWN
+                  : sess_request(&s, "ping", NULL, SESS_TIMEOUT_MS, &d, NULL,
+                                 &err);
+    json_decref(d);
+    if (rc == AGON_ESHUTDOWN || rc == AGON_ETIMEOUT) {
+      char key[300], name[64] = "", token[160] = "";
+      server_key(o, key, sizeof key);
+      config_token_load(key, name, sizeof name, token, sizeof token);
+      if (!o->json)
+        fprintf(stderr, "agon: connection lost (%s); reconnecting\n",
+                s.close_reason[0] ? s.close_reason : err.msg);
+      rc = sess_reconnect(&s, o->host, o->port, token, 30000, &err);
+      if (rc == AGON_EBADTOKEN) {
+        config_token_delete(key, NULL);
+        rc = sess_reconnect(&s, o->host, o->port, NULL, 30000, &err);
+      }
+      if (rc) break;
+      if (o->json)
+        print_json(json_pack("{s:b, s:s, s:s, s:s}", "ok", 1, "event",
+                             "reconnected", "host", o->host, "name", s.name));
+      else if (s.name[0])
+        printf("reconnected to %s:%d, resumed as %s\n", o->host, o->port,
+               s.name);
+      else
+        printf("reconnected to %s:%d\n", o->host, o->port);
+      i--;  /* this round trip again */
+      continue;
+    }
+    if (rc) break;
+    double ms = elapsed_ms(&a);
+    if (o->json)
+      print_json(json_pack("{s:b, s:s, s:s, s:i, s:I, s:f}", "ok", 1,
+                           "command", "ping", "host", o->host, "port",
+                           o->port, "seq", (json_int_t)i + 1, "rtt_ms", ms));
+    else
+      printf("pong from %s:%d in %.2f ms\n", o->host, o->port, ms);
+    fflush(stdout);
+  }
+  sess_close(&s);
+  if (rc) return fail(o, "ping", &err);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  opts o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) return rc;
+  if (o.n_pos == 0) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = o.pos[0];
+  if (!strcmp(cmd, "local")) return cmd_local(&o);
+  if (!strcmp(cmd, "show")) return cmd_show(&o);
+  if (!strcmp(cmd, "rules")) return cmd_rules(&o);
+  if (!strcmp(cmd, "register")) return cmd_auth(&o, 1);
+  if (!strcmp(cmd, "login")) return cmd_auth(&o, 0);
+  if (!strcmp(cmd, "logout")) return cmd_whoami(&o, 1);
+  if (!strcmp(cmd, "whoami")) return cmd_whoami(&o, 0);
+  if (!strcmp(cmd, "ping")) return cmd_ping(&o);
+  if (!strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  fprintf(stderr, "agon: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return 2;
+}
