@@ -48,7 +48,9 @@
   X(ESTORAGE, "storage_error", "storage failure")                            \
   /* protocol, appended by the server core */                                 \
   X(EVERSION, "unsupported_version", "protocol version not supported")       \
-  X(ETIMEOUT, "timeout", "timed out")
+  X(ETIMEOUT, "timeout", "timed out")                                         \
+  /* live play */                                                             \
+  X(ESTALE, "stale_seq", "the game has moved on since that seq")
 
 enum agon__err_index {
 #define AGON__X(name, wire, msg) AGON__I_##name,
