@@ -79,6 +79,7 @@ struct lg_game {
   int64_t applied_seq;       /* seq of the last move applied locally */
   int64_t base_seq;          /* seq of the game_start (or -1: unknown) */
   int seat_of_side[2];       /* side -> seat; -1 until known (Gambo choice) */
+  int chooser_seat;          /* seat that sends "choose <side>" */
   game_match m;
   uint64_t hist[HIST_CAP];
   game_move pending;         /* the move in flight */
@@ -259,12 +260,13 @@ static void game_reset_local(lg_game *g) {
   int chooser = game_match_to_move(&g->m) == GAME_CHOOSER;
   g->seat_of_side[0] = chooser ? -1 : 0;
   g->seat_of_side[1] = chooser ? -1 : 1;
+  g->chooser_seat = 0;  /* chooser=creator; game_start confirms */
 }
 
 /* Which seat acts for the side to move (-1: nobody / unknown). */
 static int seat_to_move(lg_game *g) {
   int tm = game_match_to_move(&g->m);
-  if (tm == GAME_CHOOSER) return 0;  /* the creator chooses (chooser=creator) */
+  if (tm == GAME_CHOOSER) return g->chooser_seat;
   if (tm != GAME_SIDE0 && tm != GAME_SIDE1) return -1;
   return g->seat_of_side[tm];
 }
@@ -321,10 +323,10 @@ static void move_committed(lg_game *g, int64_t seq, int over_flag) {
   if (game_match_apply(&g->m, &g->pending, &e) != 0)
     die("game %d: local apply: %s", g->idx, e.msg);
   if (chooser) {
-    /* "choose north": the chooser (seat 0) takes the side it named. */
-    int s0 = strstr(text, g->vt->side_names[0]) ? 0 : 1;
-    g->seat_of_side[s0] = 0;
-    g->seat_of_side[1 - s0] = 1;
+    /* "choose north": the chooser takes the side it named. */
+    int k = strstr(text, g->vt->side_names[0]) ? 0 : 1;
+    g->seat_of_side[k] = g->chooser_seat;
+    g->seat_of_side[1 - k] = 1 - g->chooser_seat;
   }
   g->applied_seq = seq;
   int local_over = game_match_outcome(&g->m).result != GAME_ONGOING;
@@ -402,6 +404,17 @@ static void on_game_start(lg_conn *c, const char *line, size_t len) {
   if (seq > g->base_seq) g->base_seq = seq;
   c->told_seq = seq;
   c->started = 1;
+  /* Sides per seat as the server assigned them (we asked for side 0). */
+  size_t i;
+  json_t *p;
+  json_array_foreach(json_object_get(j, "players"), i, p) {
+    json_int_t seat = json_integer_value(json_object_get(p, "seat"));
+    const char *side = json_string_value(json_object_get(p, "side"));
+    int k = side ? game_side_from_name(g->vt, side) : -1;
+    if (k >= 0 && (seat == 0 || seat == 1)) g->seat_of_side[k] = (int)seat;
+  }
+  json_t *cs = json_object_get(j, "chooser_seat");
+  if (json_is_integer(cs)) g->chooser_seat = (int)json_integer_value(cs);
   json_decref(j);
   game_started(g);
 }
@@ -638,7 +651,7 @@ static void game_config(lg_game *g, const game_vtable *vt) {
     snprintf(g->options_json, sizeof g->options_json,
              "{\"chooser\":\"creator\",\"south\":\"M2,E3,C1,E1,M3,C2,M1,C3,E2\","
              "\"north\":\"C3,M1,E2,M3,C1,E1,C2,E3,M2\"}");
-    snprintf(g->side_pref, sizeof g->side_pref, "creator");
+    snprintf(g->side_pref, sizeof g->side_pref, "random");  /* ignored */
   } else if (strcmp(name, "gambit-of-kings") == 0) {
     snprintf(g->options_json, sizeof g->options_json, "{\"first\":\"light\"}");
   } else {
