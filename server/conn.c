@@ -22,7 +22,8 @@ static void conn_timer_arm(conn *c);
 /* ---- freeing ----------------------------------------------------------- */
 
 static void conn_maybe_free(conn *c) {
-  if (c->handles != 0 || c->pending != 0) return;
+  /* On the flush list: conn_flush_all frees it when it gets there. */
+  if (c->handles != 0 || c->pending != 0 || c->flush_queued) return;
   struct server *s = c->srv;
   free(c->fr.buf);
   free(c);
@@ -47,9 +48,15 @@ int conn_op_end(conn *c) {
   return 1;
 }
 
+static void pend_drop(conn *c) {
+  for (unsigned i = 0; i < c->npend; i++) wbuf_unref(c->pend[i]);
+  c->npend = 0;
+}
+
 void conn_close(conn *c, const char *why) {
   if (c->closing) return;
   c->closing = 1;
+  pend_drop(c);  /* queued output is dropped (documented) */
   struct server *s = c->srv;
   log_info("conn %llu: closed (%s)", (unsigned long long)c->id, why);
   uv_read_stop((uv_stream_t *)&c->tcp);
@@ -90,22 +97,9 @@ static void write_cb(uv_write_t *req, int status) {
   }
 }
 
-void conn_send(conn *c, wbuf *b) {
-  if (c->closing || c->ending) return;
+/* Queue what the kernel did not take of b (from off) behind libuv's queue. */
+static void queue_write(conn *c, wbuf *b, size_t off) {
   uv_stream_t *st = (uv_stream_t *)&c->tcp;
-  size_t off = 0;
-  if (c->wq_bytes == 0) {
-    /* Fast path: the kernel takes it now; no request, no reference. libuv
-     * refuses (EAGAIN) while its own queue is non-empty, keeping order. */
-    uv_buf_t ub = uv_buf_init(b->data, (unsigned)b->len);
-    int n = uv_try_write(st, &ub, 1);
-    if (n == (int)b->len) return;
-    if (n >= 0) off = (size_t)n;
-    else if (n != UV_EAGAIN) {
-      conn_close(c, uv_strerror(n));
-      return;
-    }
-  }
   size_t rest = b->len - off;
   if (c->wq_bytes + rest > c->srv->cfg.wq_max) {
     /* Hard cap (Redis's client-output-buffer-limit): a peer that does not
@@ -137,6 +131,63 @@ void conn_send(conn *c, wbuf *b) {
     /* Backpressure: stop reading this peer until its output drains. */
     c->paused = 1;
     uv_read_stop(st);
+  }
+}
+
+/* Write the gathered messages: one writev when libuv's queue is empty (the
+ * kernel usually takes everything), the rest queued in order. */
+static void conn_flush(conn *c) {
+  unsigned n = c->npend;
+  if (n == 0) return;
+  wbuf *bufs[CONN_PEND_MAX];
+  memcpy(bufs, c->pend, n * sizeof bufs[0]);
+  c->npend = 0;
+  size_t taken = 0;
+  if (!c->closing && c->wq_bytes == 0) {
+    /* libuv refuses (EAGAIN) while its own queue is non-empty, keeping
+     * order; so does the check above. */
+    uv_buf_t ub[CONN_PEND_MAX];
+    for (unsigned i = 0; i < n; i++)
+      ub[i] = uv_buf_init(bufs[i]->data, (unsigned)bufs[i]->len);
+    int r = uv_try_write((uv_stream_t *)&c->tcp, ub, n);
+    if (r >= 0) taken = (size_t)r;
+    else if (r != UV_EAGAIN) conn_close(c, uv_strerror(r));
+  }
+  for (unsigned i = 0; i < n; i++) {
+    if (!c->closing) {
+      if (taken >= bufs[i]->len) taken -= bufs[i]->len;
+      else {
+        queue_write(c, bufs[i], taken);
+        taken = 0;
+      }
+    }
+    wbuf_unref(bufs[i]);
+  }
+}
+
+void conn_send(conn *c, wbuf *b) {
+  if (c->closing || c->ending) return;
+  if (c->npend == CONN_PEND_MAX) {
+    conn_flush(c);
+    if (c->closing) return;
+  }
+  c->pend[c->npend++] = wbuf_ref(b);
+  if (!c->flush_queued) {
+    struct server *s = c->srv;
+    c->flush_queued = 1;
+    c->flush_next = s->flush_head;
+    s->flush_head = c;
+  }
+}
+
+void conn_flush_all(struct server *s) {
+  while (s->flush_head) {
+    conn *c = s->flush_head;
+    s->flush_head = c->flush_next;
+    c->flush_next = NULL;
+    c->flush_queued = 0;
+    conn_flush(c);
+    conn_maybe_free(c);  /* it may have closed meanwhile */
   }
 }
 
@@ -209,6 +260,8 @@ static void shutdown_cb(uv_shutdown_t *req, int status) {
 
 void conn_end(conn *c) {
   if (c->closing || c->ending) return;
+  conn_flush(c);  /* the final event goes out before the FIN */
+  if (c->closing) return;
   c->ending = 1;
   uv_read_stop((uv_stream_t *)&c->tcp);
   c->end_ms = uv_now(c->srv->loop);

@@ -22,6 +22,9 @@ struct server {
   accounts *acc;
   rl_table *addrs;
   conn *conns;             /* open (not closing) connections */
+  conn *flush_head;        /* connections with gathered output */
+  uv_prepare_t *flush_prep; /* heap: freed by their close_cb */
+  uv_check_t *flush_check;
   unsigned nconns;
   unsigned nalive;         /* allocated connections, closing ones included */
   uint64_t next_conn_id;
