@@ -170,6 +170,30 @@ static const char *find(const char *h, size_t hl, const char *n, size_t nl) {
   return NULL;
 }
 
+/* utime + stime of a process in seconds (/proc/PID/stat fields 14, 15). */
+static double cpu_s(pid_t pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')');  /* the command name may hold blanks */
+  unsigned long ut = 0, st = 0;
+  if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+                   &ut, &st) != 2)
+    return 0;
+  return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double self_cpu_s(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+         (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
 /* Integer after `key` (e.g. "\"seq\":") in line, or def. */
 static int64_t scan_int(const char *line, size_t len, const char *key,
                         int64_t def) {
@@ -765,10 +789,12 @@ int main(int argc, char **argv) {
     maybe_move(&B.games[i]);
   }
   uv_update_time(B.loop);
+  double scpu0 = cpu_s(server_pid), lcpu0 = self_cpu_s();
   t0 = uv_hrtime();
   run_for((uint64_t)(secs * 1000));
   double el = (double)(uv_hrtime() - t0) / 1e9;
   uint64_t moves = B.moves;
+  double scpu = cpu_s(server_pid) - scpu0, lcpu = self_cpu_s() - lcpu0;
   B.running = 0;
   /* let the acks still in flight arrive (their latency counts) */
   B.draining = 1;
@@ -788,6 +814,9 @@ int main(int argc, char **argv) {
          (unsigned long long)moves, el, (double)moves / el,
          (unsigned long long)B.move_errors, (unsigned long long)B.games_finished,
          (unsigned long long)B.restarts);
+  printf("cpu: server %.2f s (%.1f us per move), loadgen %.2f s (%.1f us per move)\n",
+         scpu, moves ? scpu * 1e6 / (double)moves : 0.0, lcpu,
+         moves ? lcpu * 1e6 / (double)moves : 0.0);
   if (B.lat_n)
     printf("ack latency: p50 %.3f ms, p99 %.3f ms, p999 %.3f ms, max %.3f ms (%llu acks)\n",
            lat_pct(0.50), lat_pct(0.99), lat_pct(0.999),
