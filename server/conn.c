@@ -7,6 +7,8 @@
 
 #include "handlers.h"
 #include "limits.h"
+#include "lobby.h"
+#include "room.h"
 #include "log.h"
 #include "server_int.h"
 #include "util.h"
@@ -72,6 +74,12 @@ void conn_close(conn *c, const char *why) {
   s->nconns--;
   if (c->addr) c->addr->conns--;
   c->addr = NULL;
+  /* Unlinked first, so the lobby sees whether other connections of the
+   * player remain. */
+  if (c->player_id) {
+    rooms_conn_gone(c);
+    lobby_conn_gone(c);
+  }
   server_conn_gone(s);
 }
 

@@ -57,6 +57,11 @@ typedef struct conn {
   /* session (after register/login/resume) */
   int64_t player_id, session_id;
   char name[24];
+
+  /* live play */
+  struct room_att *atts;   /* rooms this connection is attached to */
+  unsigned short natts;
+  unsigned char lobby_sub; /* gets seek_added/seek_removed */
 } conn;
 
 /* Accept one pending connection on the listener. */

@@ -8,6 +8,8 @@
 
 #include "game.h"
 #include "limits.h"
+#include "lobby.h"
+#include "room.h"
 #include "log.h"
 #include "server_int.h"
 #include "util.h"
@@ -35,7 +37,8 @@ static void h_resume(conn *c, proto_msg *m);
 static void h_logout(conn *c, proto_msg *m);
 static void h_whoami(conn *c, proto_msg *m);
 
-/* A handful of entries: a linear scan with strcmp beats hashing here. */
+/* A few dozen entries, "move" (the hot one) right after the core: a
+ * linear scan with strcmp is still cheaper than hashing here. */
 static const cmd cmd_table[] = {
     {"hello", h_hello, CMD_BEFORE_HELLO},
     {"ping", h_ping, CMD_BEFORE_HELLO},
@@ -45,6 +48,31 @@ static const cmd cmd_table[] = {
     {"resume", h_resume, CMD_ANON_ONLY},
     {"logout", h_logout, CMD_NEEDS_AUTH},
     {"whoami", h_whoami, CMD_NEEDS_AUTH},
+    /* live play (lobby.c, room.c) */
+    {"move", room_h_move, CMD_NEEDS_AUTH},
+    {"seek_create", lobby_h_seek_create, CMD_NEEDS_AUTH},
+    {"seek_cancel", lobby_h_seek_cancel, CMD_NEEDS_AUTH},
+    {"seek_accept", lobby_h_seek_accept, CMD_NEEDS_AUTH},
+    {"seeks", lobby_h_seeks, CMD_NEEDS_AUTH},
+    {"lobby_subscribe", lobby_h_subscribe, CMD_NEEDS_AUTH},
+    {"challenge", lobby_h_challenge, CMD_NEEDS_AUTH},
+    {"challenge_accept", lobby_h_challenge_accept, CMD_NEEDS_AUTH},
+    {"challenge_decline", lobby_h_challenge_decline, CMD_NEEDS_AUTH},
+    {"challenge_cancel", lobby_h_challenge_cancel, CMD_NEEDS_AUTH},
+    {"invite_create", lobby_h_invite_create, CMD_NEEDS_AUTH},
+    {"invite_join", lobby_h_invite_join, CMD_NEEDS_AUTH},
+    {"invite_cancel", lobby_h_invite_cancel, CMD_NEEDS_AUTH},
+    {"resign", room_h_resign, CMD_NEEDS_AUTH},
+    {"draw_offer", room_h_draw_offer, CMD_NEEDS_AUTH},
+    {"draw_accept", room_h_draw_accept, CMD_NEEDS_AUTH},
+    {"draw_decline", room_h_draw_decline, CMD_NEEDS_AUTH},
+    {"abort", room_h_abort, CMD_NEEDS_AUTH},
+    {"claim", room_h_claim, CMD_NEEDS_AUTH},
+    {"rematch_offer", room_h_rematch_offer, CMD_NEEDS_AUTH},
+    {"rematch_accept", room_h_rematch_accept, CMD_NEEDS_AUTH},
+    {"games_mine", room_h_games_mine, CMD_NEEDS_AUTH},
+    {"join", room_h_join, CMD_NEEDS_AUTH},
+    {"leave", room_h_leave, CMD_NEEDS_AUTH},
 };
 
 void handlers_line(conn *c, const char *line, size_t len) {
@@ -338,6 +366,8 @@ static void logout_cb(void *arg, const account_result *res) {
   /* The connection is logged out whatever the store said: bad_token here
    * only means the session was already revoked elsewhere. */
   log_info("conn %llu: logout of %s", (unsigned long long)c->id, c->name);
+  rooms_conn_gone(c);
+  lobby_conn_gone(c);
   c->player_id = 0;
   c->session_id = 0;
   c->name[0] = '\0';

@@ -93,6 +93,54 @@
 /* Request field limits (type name 32 bytes, string id 64 bytes) live in
  * common/proto.h: the client shares them. */
 
+/* ---- live play (lobby, rooms) ------------------------------------------- */
+
+/* Open offers per player: enough for a few games waiting at once; a bot
+ * flooding the lobby is capped. Whole-server cap bounds lobby memory
+ * (~1 KiB per offer with its options) and the O(n) list scans. */
+#define LOBBY_MAX_SEEKS 8
+#define LOBBY_MAX_CHALLENGES 8
+#define LOBBY_MAX_INVITES 8
+#define LOBBY_MAX_OFFERS 10000
+/* Seeks listed by `seeks`/`lobby_subscribe`: one reply line stays far
+ * under the output high mark (~200 B per seek). */
+#define LOBBY_LIST_MAX 200
+/* Invitation code length: 10 characters of 32 = 50 bits. */
+#define LOBBY_CODE_LEN 10
+
+/* Live rooms are found by game id in a chained hash table of this many
+ * slots (power of two): 8 KiB of pointers, short chains up to ~10 000
+ * live games. */
+#define ROOM_HASH_SLOTS 1024
+/* Position hashes kept per room for repetition: 128 x 8 bytes. Windows are
+ * the plies since the last irreversible move; the default repetition limit
+ * (3) is seen within that in practice, and a full buffer drops its older
+ * half (game.h). Bounds the room to ~4.5 KiB with the match. */
+#define ROOM_HIST_CAP 128
+/* Connections attached to one room (both players' devices) and rooms one
+ * connection may be attached to: a player on several devices, a few games
+ * at once; bounded so a broadcast snapshot fits on the stack. */
+#define ROOM_MAX_ATT 16
+#define CONN_MAX_ROOMS 32
+/* games_mine lists at most this many games. */
+#define ROOM_MINE_MAX 100
+/* Grace before a disconnected player's game can be claimed: Fischer
+ * base/5 clamped to [20 s, 2 min] (a reconnect after a network change
+ * takes seconds; blitz cannot wait long); correspondence a day; untimed
+ * 5 minutes. --claim-grace-ms overrides (tests). */
+#define ROOM_GRACE_MIN_MS 20000
+#define ROOM_GRACE_MAX_MS 120000
+#define ROOM_GRACE_CORR_MS (24LL * 3600 * 1000)
+#define ROOM_GRACE_UNTIMED_MS (5 * 60 * 1000)
+/* A flag fall whose write the full storage queue refused is retried after
+ * this delay. */
+#define ROOM_RETRY_MS 50
+/* join: at most this many missed events in the reply (each < 300 B, so the
+ * reply stays ~150 KiB, under the output cap); more gives the snapshot
+ * only. Re-reads when the game moved on during the read: bounded. */
+#define JOIN_MAX_EVENTS 512
+#define JOIN_RETRIES 4
+
 /* ---- storage and accounts: see limits_storage.h ------------------------ */
 #include "limits_storage.h"
 

@@ -59,6 +59,7 @@ static const opt opts[] = {
     O("login-addr-period-ms", OPT_UNS, login_addr_period_ms, "one more attempt per IP every"),
     O("login-account-burst", OPT_UNS, login_account_burst, "failed logins per account burst"),
     O("login-account-period-ms", OPT_UNS, login_account_period_ms, "one more per account every"),
+    O("claim-grace-ms", OPT_U64, claim_grace_ms, "grace before a disconnected opponent's game can be claimed (0: by time control)"),
 };
 #undef O
 

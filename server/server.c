@@ -9,6 +9,8 @@
 
 #include "handlers.h"
 #include "limits.h"
+#include "lobby.h"
+#include "room.h"
 #include "log.h"
 #include "server_int.h"
 #include "util.h"
@@ -142,6 +144,12 @@ int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
   ac.rl_account_period_ms = cfg->login_account_period_ms;
   if ((rc = accounts_new(&s->acc, loop, s->db, &ac, err)) != 0) goto fail;
 
+  /* Live play: every unfinished game is rebuilt before anyone can connect
+   * (blocking reads: start-up). */
+  rooms_init(s);
+  lobby_init(s);
+  if ((rc = rooms_recover(s, cfg->db_path, err)) != 0) goto fail;
+
   /* Listener last: nobody connects before storage is ready. */
   uv_tcp_init(loop, &s->listener);
   s->listener.data = s;
@@ -211,6 +219,9 @@ static void stop_step(struct server *s) {
       s->db = NULL;
       log_info("database closed");
     }
+    /* After db_close: its last completions still reach the rooms. */
+    rooms_close(s);
+    lobby_close(s);
     uv_close((uv_handle_t *)&s->shutdown_timer, handle_closed_cb);
     flush_stop(s);
     if (s->done_cb) s->done_cb(s->done_arg);
@@ -267,6 +278,8 @@ void server_free(server *s) {
     s->acc = NULL;
   }
   if (s->db) db_close(s->db);
+  rooms_close(s);
+  lobby_close(s);
   if (s->listening && !uv_is_closing((uv_handle_t *)&s->listener))
     uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
   flush_stop(s);

@@ -28,6 +28,8 @@ typedef struct server_config {
   unsigned token_ttl_s;
   unsigned login_addr_burst, login_addr_period_ms;
   unsigned login_account_burst, login_account_period_ms;
+  /* live play */
+  uint64_t claim_grace_ms;   /* 0: by time control (limits.h ROOM_GRACE_*) */
 } server_config;
 
 void server_config_init(server_config *cfg);

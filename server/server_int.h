@@ -28,6 +28,8 @@ struct server {
   unsigned nconns;
   unsigned nalive;         /* allocated connections, closing ones included */
   uint64_t next_conn_id;
+  struct rooms *rooms;     /* live games (room.c) */
+  struct lobby *lobby;     /* seeks, challenges, invites (lobby.c) */
   char *hello_data;        /* encoded hello "data" (built once) */
   size_t hello_len;
   /* shutdown */

@@ -1,0 +1,351 @@
+/* gamestore.c - see gamestore.h. Runs on db threads only. */
+#include "gamestore.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "log.h"
+#include "util.h"
+
+static void copy_text(char *dst, size_t cap, const unsigned char *src) {
+  snprintf(dst, cap, "%s", src ? (const char *)src : "");
+}
+
+static int step_done(sqlite3 *conn, sqlite3_stmt *st) {
+  int rc = sqlite3_step(st);
+  if (rc != SQLITE_DONE) {
+    log_error("gamestore: %s", sqlite3_errmsg(conn));
+    return AGON_ESTORAGE;
+  }
+  return 0;
+}
+
+/* ---- create ------------------------------------------------------------ */
+
+int gs_create_job(sqlite3 *conn, void *ctx) {
+  gs_create *c = ctx;
+  sqlite3_stmt *st = db_stmt(
+      conn,
+      "INSERT INTO games (game_type, rules_version, options, seed, "
+      "seed_commitment, rated, tc_initial_ms, tc_increment_ms, status, "
+      "created_at, started_at, time_control, chooser_seat) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11)");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_text(st, 1, c->game_type, -1, SQLITE_STATIC);
+  sqlite3_bind_int(st, 2, (int)c->rules_version);
+  sqlite3_bind_text(st, 3, c->options_json, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, c->seed, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 5, c->commitment, -1, SQLITE_STATIC);
+  sqlite3_bind_int(st, 6, c->rated ? 1 : 0);
+  if (c->tc_initial_ms >= 0) sqlite3_bind_int64(st, 7, c->tc_initial_ms);
+  sqlite3_bind_int64(st, 8, c->tc_increment_ms);
+  sqlite3_bind_int64(st, 9, c->now_ms);
+  sqlite3_bind_text(st, 10, c->tc_text, -1, SQLITE_STATIC);
+  if (c->chooser_seat >= 0) sqlite3_bind_int(st, 11, c->chooser_seat);
+  int rc = step_done(conn, st);
+  if (rc) return rc;
+  c->game_id = sqlite3_last_insert_rowid(conn);
+  st = db_stmt(conn,
+               "INSERT INTO game_players (game_id, seat, player_id, side) "
+               "VALUES (?1, ?2, ?3, ?4)");
+  if (st == NULL) return AGON_ESTORAGE;
+  for (int seat = 0; seat < 2; seat++) {
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    sqlite3_bind_int64(st, 1, c->game_id);
+    sqlite3_bind_int(st, 2, seat);
+    sqlite3_bind_int64(st, 3, c->player[seat]);
+    if (c->side[seat] >= 0) sqlite3_bind_int(st, 4, c->side[seat]);
+    if ((rc = step_done(conn, st)) != 0) return rc;
+  }
+  return 0;
+}
+
+/* ---- append ------------------------------------------------------------ */
+
+/* Is seq stored for the game? An index probe on each table's
+ * (game_id, seq) key: a few hot pages. */
+static int seq_stored(sqlite3 *conn, int64_t game_id, uint32_t seq) {
+  sqlite3_stmt *st = db_stmt(
+      conn,
+      "SELECT EXISTS (SELECT 1 FROM moves WHERE game_id = ?1 AND seq = ?2) "
+      "OR EXISTS (SELECT 1 FROM game_events WHERE game_id = ?1 AND seq = ?2)");
+  if (st == NULL) return -1;
+  sqlite3_bind_int64(st, 1, game_id);
+  sqlite3_bind_int64(st, 2, seq);
+  int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+  return ok;
+}
+
+int gs_append_job(sqlite3 *conn, void *ctx) {
+  gs_append *a = ctx;
+  uint32_t first = a->has_move ? a->move_seq : a->event_seq;
+  if (first > 1 && seq_stored(conn, a->game_id, first - 1) != 1) {
+    log_error("gamestore: game %lld seq %u refused: seq %u is not stored",
+              (long long)a->game_id, first, first - 1);
+    return AGON_ESTORAGE;
+  }
+  int rc;
+  if (a->has_move) {
+    sqlite3_stmt *st = db_stmt(
+        conn,
+        "INSERT INTO moves (game_id, seq, ply, side, move, clock0_ms, "
+        "clock1_ms, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    if (st == NULL) return AGON_ESTORAGE;
+    sqlite3_bind_int64(st, 1, a->game_id);
+    sqlite3_bind_int64(st, 2, a->move_seq);
+    sqlite3_bind_int64(st, 3, a->ply);
+    sqlite3_bind_int(st, 4, a->side);
+    sqlite3_bind_text(st, 5, a->move, -1, SQLITE_STATIC);
+    if (a->timed) {
+      sqlite3_bind_int64(st, 6, a->clock_ms[0]);
+      sqlite3_bind_int64(st, 7, a->clock_ms[1]);
+    }
+    sqlite3_bind_int64(st, 8, a->at_ms);
+    if ((rc = step_done(conn, st)) != 0) return rc;
+  }
+  if (a->set_sides) {
+    sqlite3_stmt *st = db_stmt(
+        conn, "UPDATE game_players SET side = ?3 WHERE game_id = ?1 AND seat = ?2");
+    if (st == NULL) return AGON_ESTORAGE;
+    for (int seat = 0; seat < 2; seat++) {
+      sqlite3_reset(st);
+      sqlite3_bind_int64(st, 1, a->game_id);
+      sqlite3_bind_int(st, 2, seat);
+      sqlite3_bind_int(st, 3, a->seat_side[seat]);
+      if ((rc = step_done(conn, st)) != 0) return rc;
+    }
+  }
+  if (a->has_event) {
+    sqlite3_stmt *st = db_stmt(
+        conn,
+        "INSERT INTO game_events (game_id, seq, kind, side, data, at_ms) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    if (st == NULL) return AGON_ESTORAGE;
+    sqlite3_bind_int64(st, 1, a->game_id);
+    sqlite3_bind_int64(st, 2, a->event_seq);
+    sqlite3_bind_text(st, 3, a->kind, -1, SQLITE_STATIC);
+    if (a->event_side >= 0) sqlite3_bind_int(st, 4, a->event_side);
+    if (a->data) sqlite3_bind_text(st, 5, a->data, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, a->at_ms);
+    if ((rc = step_done(conn, st)) != 0) return rc;
+  }
+  if (a->end) {
+    sqlite3_stmt *st = db_stmt(
+        conn,
+        "UPDATE games SET status = ?2, result = ?3, winner_side = ?4, "
+        "reason = ?5, ended_at = ?6 WHERE id = ?1");
+    if (st == NULL) return AGON_ESTORAGE;
+    sqlite3_bind_int64(st, 1, a->game_id);
+    sqlite3_bind_text(st, 2, a->aborted ? "aborted" : "finished", -1,
+                      SQLITE_STATIC);
+    if (a->result == GAME_WIN) sqlite3_bind_text(st, 3, "win", -1, SQLITE_STATIC);
+    else if (a->result == GAME_DRAW)
+      sqlite3_bind_text(st, 3, "draw", -1, SQLITE_STATIC);
+    if (a->winner_side >= 0) sqlite3_bind_int(st, 4, a->winner_side);
+    sqlite3_bind_text(st, 5, a->reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, a->at_ms);
+    if ((rc = step_done(conn, st)) != 0) return rc;
+  }
+  return 0;
+}
+
+/* ---- read back ---------------------------------------------------------- */
+
+void gs_rows_free(gs_row *rows, uint32_t n) {
+  if (rows == NULL) return;
+  for (uint32_t i = 0; i < n; i++) free(rows[i].data);
+  free(rows);
+}
+
+static const char rows_sql[] =
+    "SELECT seq, 1, ply, side, move, clock0_ms, clock1_ms, at_ms, NULL, NULL "
+    "FROM moves WHERE game_id = ?1 AND seq > ?2 "
+    "UNION ALL SELECT seq, 0, 0, side, NULL, NULL, NULL, at_ms, kind, data "
+    "FROM game_events WHERE game_id = ?1 AND seq > ?2 "
+    "ORDER BY 1 LIMIT ?3";
+
+/* Rows of game_id with seq > since, at most max + 1 (to see "more"). */
+static int load_rows(sqlite3 *conn, sqlite3_stmt *st, int64_t game_id,
+                     uint32_t since, uint32_t max, gs_row **out,
+                     uint32_t *n_out, int *more) {
+  sqlite3_bind_int64(st, 1, game_id);
+  sqlite3_bind_int64(st, 2, since);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)max + 1);
+  uint32_t n = 0, cap = 0;
+  gs_row *rows = NULL;
+  int rc;
+  *more = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (n == max) {
+      *more = 1;
+      break;
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 16;
+      gs_row *nr = realloc(rows, cap * sizeof *rows);
+      if (nr == NULL) {
+        log_error("out of memory");
+        abort();
+      }
+      rows = nr;
+    }
+    gs_row *r = &rows[n++];
+    memset(r, 0, sizeof *r);
+    r->seq = (uint32_t)sqlite3_column_int64(st, 0);
+    r->is_move = sqlite3_column_int(st, 1);
+    r->ply = (uint32_t)sqlite3_column_int64(st, 2);
+    r->side = sqlite3_column_type(st, 3) == SQLITE_NULL
+                  ? -1
+                  : sqlite3_column_int(st, 3);
+    copy_text(r->move, sizeof r->move, sqlite3_column_text(st, 4));
+    r->timed = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    r->clock_ms[0] = sqlite3_column_int64(st, 5);
+    r->clock_ms[1] = sqlite3_column_int64(st, 6);
+    r->at_ms = sqlite3_column_int64(st, 7);
+    copy_text(r->kind, sizeof r->kind, sqlite3_column_text(st, 8));
+    if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+      r->data = xstrdup((const char *)sqlite3_column_text(st, 9));
+  }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    log_error("gamestore: %s", sqlite3_errmsg(conn));
+    gs_rows_free(rows, n);
+    return AGON_ESTORAGE;
+  }
+  *out = rows;
+  *n_out = n;
+  return 0;
+}
+
+int gs_since_job(sqlite3 *conn, void *ctx) {
+  gs_since *s = ctx;
+  sqlite3_stmt *st = db_stmt(conn, rows_sql);
+  if (st == NULL) return AGON_ESTORAGE;
+  return load_rows(conn, st, s->game_id, s->since, s->max, &s->rows, &s->n,
+                   &s->more);
+}
+
+void gs_game_clear(gs_game *g) {
+  free(g->options_json);
+  g->options_json = NULL;
+  gs_rows_free(g->rows, g->n);
+  g->rows = NULL;
+  g->n = 0;
+}
+
+/* Longest game a replay reads (rows). Far above any real game; bounds the
+ * memory a corrupt database could make recovery allocate. */
+#define GS_REPLAY_MAX 1000000u
+
+static const char game_sql[] =
+    "SELECT id, game_type, rules_version, options, seed, time_control, rated, "
+    "chooser_seat, status FROM games WHERE id = ?1";
+static const char players_sql[] =
+    "SELECT gp.seat, gp.player_id, gp.side, p.name FROM game_players gp "
+    "JOIN players p ON p.id = gp.player_id WHERE gp.game_id = ?1";
+
+/* Fill g (id set) from the database. cached: use db_stmt (job threads). */
+static int load_game(sqlite3 *conn, gs_game *g, int cached) {
+  sqlite3_stmt *st[3];
+  const char *sql[3] = {game_sql, players_sql, rows_sql};
+  for (int i = 0; i < 3; i++) {
+    if (cached) st[i] = db_stmt(conn, sql[i]);
+    else if (sqlite3_prepare_v2(conn, sql[i], -1, &st[i], NULL) != SQLITE_OK)
+      st[i] = NULL;
+    if (st[i] == NULL) {
+      log_error("gamestore: %s", sqlite3_errmsg(conn));
+      if (!cached)
+        for (int j = 0; j < i; j++) sqlite3_finalize(st[j]);
+      return AGON_ESTORAGE;
+    }
+  }
+  int rc = AGON_ENOTFOUND;
+  sqlite3_bind_int64(st[0], 1, g->id);
+  if (sqlite3_step(st[0]) == SQLITE_ROW) {
+    copy_text(g->game_type, sizeof g->game_type, sqlite3_column_text(st[0], 1));
+    g->rules_version = (unsigned)sqlite3_column_int(st[0], 2);
+    g->options_json = xstrdup(sqlite3_column_text(st[0], 3)
+                                  ? (const char *)sqlite3_column_text(st[0], 3)
+                                  : "{}");
+    copy_text(g->seed, sizeof g->seed, sqlite3_column_text(st[0], 4));
+    copy_text(g->tc_text, sizeof g->tc_text, sqlite3_column_text(st[0], 5));
+    g->rated = sqlite3_column_int(st[0], 6);
+    g->chooser_seat = sqlite3_column_type(st[0], 7) == SQLITE_NULL
+                          ? -1
+                          : sqlite3_column_int(st[0], 7);
+    copy_text(g->status, sizeof g->status, sqlite3_column_text(st[0], 8));
+    rc = 0;
+  }
+  if (rc == 0) {
+    sqlite3_bind_int64(st[1], 1, g->id);
+    int got = 0;
+    while (sqlite3_step(st[1]) == SQLITE_ROW) {
+      int seat = sqlite3_column_int(st[1], 0);
+      if (seat < 0 || seat > 1) continue;
+      g->player[seat] = sqlite3_column_int64(st[1], 1);
+      g->side[seat] = sqlite3_column_type(st[1], 2) == SQLITE_NULL
+                          ? -1
+                          : sqlite3_column_int(st[1], 2);
+      copy_text(g->name[seat], sizeof g->name[seat],
+                sqlite3_column_text(st[1], 3));
+      got |= 1 << seat;
+    }
+    if (got != 3) rc = AGON_ESTORAGE;
+  }
+  if (rc == 0) {
+    int more;
+    rc = load_rows(conn, st[2], g->id, 0, GS_REPLAY_MAX, &g->rows, &g->n,
+                   &more);
+  }
+  if (!cached)
+    for (int i = 0; i < 3; i++) sqlite3_finalize(st[i]);
+  else
+    for (int i = 0; i < 3; i++) sqlite3_reset(st[i]);
+  if (rc != 0) gs_game_clear(g);
+  return rc;
+}
+
+int gs_load_job(sqlite3 *conn, void *ctx) { return load_game(conn, ctx, 1); }
+
+int gs_load_active(sqlite3 *conn, void (*cb)(gs_game *g, void *arg),
+                   void *arg, agon_err *err) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(conn,
+                         "SELECT id FROM games WHERE status = 'active' ORDER BY id",
+                         -1, &st, NULL) != SQLITE_OK)
+    return agon_err_set(err, AGON_ESTORAGE, "recovery: %s", sqlite3_errmsg(conn));
+  int rc;
+  /* Ids first, then each game: no statement stays open across callbacks. */
+  int64_t *ids = NULL;
+  size_t n = 0, cap = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      int64_t *ni = realloc(ids, cap * sizeof *ids);
+      if (ni == NULL) abort();
+      ids = ni;
+    }
+    ids[n++] = sqlite3_column_int64(st, 0);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    free(ids);
+    return agon_err_set(err, AGON_ESTORAGE, "recovery: %s", sqlite3_errmsg(conn));
+  }
+  for (size_t i = 0; i < n; i++) {
+    gs_game g;
+    memset(&g, 0, sizeof g);
+    g.id = ids[i];
+    if ((rc = load_game(conn, &g, 0)) != 0) {
+      free(ids);
+      return agon_err_set(err, rc, "recovery: cannot load game %lld",
+                          (long long)g.id);
+    }
+    cb(&g, arg);
+    gs_game_clear(&g);
+  }
+  free(ids);
+  return 0;
+}

@@ -1,0 +1,143 @@
+/* gamestore.h - the database side of live play: plain-struct jobs for the
+ * writer (create a game, append moves/events/endings) and the readers (the
+ * events of a game since a seq, a whole game for recovery).
+ *
+ * Every job function has the db_job_fn signature and runs on a db thread:
+ * it touches only its ctx (plain data, never json_t) and the sqlite3
+ * connection it is given. The loop fills the ctx, calls db_write/db_read,
+ * and reads the results in the completion callback (db.h).
+ *
+ * Sequence numbers: every stored game event (a row of `moves` or of
+ * `game_events`) has a per-game seq, 1, 2, 3, ... without gaps; seq 0 is the
+ * game's start (the games row). gs_append_job refuses to store seq N unless
+ * seq N-1 is stored, so a failed write can never leave a hole that a later
+ * write would paper over (docs/protocol.md, Durability). */
+#ifndef AGON_GAMESTORE_H
+#define AGON_GAMESTORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "game.h"
+
+#define GS_KIND_MAX 16  /* event kinds: "draw_offer", "game_end", ... */
+
+/* ---- create ------------------------------------------------------------ */
+
+typedef struct gs_create {
+  /* in */
+  char game_type[32];
+  unsigned rules_version;
+  char *options_json;        /* owned by the caller (malloc), JSON object */
+  char seed[24];             /* uint64 in decimal */
+  char commitment[65];
+  int rated;
+  char tc_text[24];
+  int64_t tc_initial_ms;     /* < 0: NULL (untimed) */
+  int64_t tc_increment_ms;
+  int chooser_seat;          /* -1: NULL */
+  int64_t player[2];
+  int side[2];               /* -1: NULL (chooser game before the choice) */
+  int64_t now_ms;
+  /* out */
+  int64_t game_id;
+} gs_create;
+
+/* Inserts the games row (status active, started now) and both players. */
+int gs_create_job(sqlite3 *conn, void *ctx);
+
+/* ---- append ------------------------------------------------------------ */
+
+typedef struct gs_append {
+  int64_t game_id;
+  /* A move (has_move): one `moves` row at seq move_seq. */
+  int has_move;
+  uint32_t move_seq, ply;
+  int side;                          /* game side, GAME_CHOOSER included */
+  char move[GAME_MOVE_TEXT_MAX];
+  int timed;                         /* clocks stored (else NULL) */
+  int64_t clock_ms[2];               /* per seat, after the move */
+  int64_t at_ms;
+  /* Side assignment after a chooser move: side of each seat. */
+  int set_sides;
+  int seat_side[2];
+  /* An event (has_event): one `game_events` row, after the move if any. */
+  int has_event;
+  uint32_t event_seq;
+  char kind[GS_KIND_MAX];
+  int event_side;                    /* -1: NULL */
+  char *data;                        /* malloc'd JSON text or NULL; freed by
+                                        the owner of the ctx */
+  /* The game ended: games.status/result/winner_side/reason/ended_at. */
+  int end;
+  int aborted;                       /* status 'aborted', else 'finished' */
+  int result;                        /* GAME_WIN, GAME_DRAW or 0 (abort) */
+  int winner_side;                   /* -1: NULL */
+  char reason[32];
+} gs_append;
+
+/* Appends the move and/or event, updates the games row when ending. Returns
+ * AGON_ESTORAGE if the previous seq is missing (a failed earlier write). */
+int gs_append_job(sqlite3 *conn, void *ctx);
+
+/* ---- read back ---------------------------------------------------------- */
+
+/* One stored game event: a move (is_move) or a game_events row. */
+typedef struct gs_row {
+  uint32_t seq;
+  uint32_t ply;
+  int is_move;
+  int side;                          /* -1 when NULL */
+  int timed;
+  int64_t clock_ms[2];
+  int64_t at_ms;
+  char kind[GS_KIND_MAX];
+  char move[GAME_MOVE_TEXT_MAX];
+  char *data;                        /* malloc'd or NULL */
+} gs_row;
+
+void gs_rows_free(gs_row *rows, uint32_t n);
+
+/* Events of a game with seq > since, in seq order, at most max (more is set
+ * when there were more). */
+typedef struct gs_since {
+  int64_t game_id;
+  uint32_t since, max;
+  gs_row *rows;                      /* out: malloc'd, n entries */
+  uint32_t n;
+  int more;
+} gs_since;
+
+int gs_since_job(sqlite3 *conn, void *ctx);
+
+/* Everything needed to rebuild a game (recovery, reload). */
+typedef struct gs_game {
+  int64_t id;
+  char game_type[32];
+  unsigned rules_version;
+  char *options_json;                /* malloc'd */
+  char seed[24];
+  char tc_text[24];
+  int rated;
+  int chooser_seat;                  /* -1 none */
+  char status[16];
+  int64_t player[2];
+  char name[2][24];
+  int side[2];                       /* -1 NULL */
+  gs_row *rows;                      /* every stored event, seq order */
+  uint32_t n;
+} gs_game;
+
+void gs_game_clear(gs_game *g);
+
+/* One game by id (reader job: ctx is a gs_game with id set). AGON_ENOTFOUND
+ * if there is no such game. */
+int gs_load_job(sqlite3 *conn, void *ctx);
+
+/* Every game with status 'active', for the start-up recovery: calls cb for
+ * each (the gs_game is cleared after cb returns; cb may steal fields by
+ * setting them to NULL). Blocking: start-up only, on its own connection. */
+int gs_load_active(sqlite3 *conn, void (*cb)(gs_game *g, void *arg),
+                   void *arg, agon_err *err);
+
+#endif
