@@ -411,17 +411,14 @@ static void game_started(lg_game *g) {
 }
 
 /* {"event":"game_start",...}: the game id and which seat has which side. */
-static void on_game_start(lg_conn *c, const char *line, size_t len) {
+static void on_game_start(lg_conn *c, json_t *j) {
   lg_game *g = c->g;
-  json_error_t je;
-  json_t *j = json_loadb(line, len, 0, &je);
-  if (!j) die("game_start: %s", je.text);
   json_int_t gid = -1, seq = -1;
   json_t *gi = json_object_get(j, "game_id");
   if (json_is_integer(gi)) gid = json_integer_value(gi);
   json_t *sq = json_object_get(j, "seq");
   if (json_is_integer(sq)) seq = json_integer_value(sq);
-  if (gid < 0) die("game_start without game_id: %.*s", (int)len, line);
+  if (gid < 0) die("game_start without game_id");
   if (g->game_id != gid && c->seat == 1 && g->c[0].started && g->game_id >= 0)
     die("the two seats were told different games");
   g->game_id = gid;
@@ -439,7 +436,6 @@ static void on_game_start(lg_conn *c, const char *line, size_t len) {
   }
   json_t *cs = json_object_get(j, "chooser_seat");
   if (json_is_integer(cs)) g->chooser_seat = (int)json_integer_value(cs);
-  json_decref(j);
   game_started(g);
 }
 
@@ -455,11 +451,9 @@ static void on_register(lg_conn *c) {
 
 /* ---- reading ------------------------------------------------------------- */
 
-static void on_reply_other(lg_conn *c, const char *line, size_t len) {
+static void on_reply_other(lg_conn *c, json_t *j, const char *line,
+                           size_t len) {
   lg_game *g = c->g;
-  json_error_t je;
-  json_t *j = json_loadb(line, len, 0, &je);
-  if (!j) die("bad reply: %s", je.text);
   const char *re = json_string_value(json_object_get(j, "re"));
   int ok = json_is_true(json_object_get(j, "ok"));
   json_t *data = json_object_get(j, "data");
@@ -483,16 +477,12 @@ static void on_reply_other(lg_conn *c, const char *line, size_t len) {
   } else if (re && strcmp(re, "seek_accept") == 0) {
     /* the game_start events carry what we need */
   }
-  json_decref(j);
 }
 
-static int on_line(void *arg, int kind, const char *line, size_t len) {
-  lg_conn *c = arg;
+/* The mover's acknowledgement: sent by the server after COMMIT. */
+static void on_move_reply(lg_conn *c, const char *line, size_t len) {
   lg_game *g = c->g;
-  if (kind != PROTO_LINE) die("reply line too long");
-  if (len == 0) return 0;
-  if (starts(line, len, "{\"re\":\"move\"")) {
-    /* The mover's acknowledgement: sent by the server after COMMIT. */
+  {
     if (!g->inflight || g->inflight_seat != c->seat)
       die("game %d: move reply without a move in flight", g->idx);
     uint64_t now = uv_hrtime();
@@ -503,7 +493,7 @@ static int on_line(void *arg, int kind, const char *line, size_t len) {
       report_error(g, line, len);
       if (B.move_errors > 100) die("too many move errors");
       maybe_move(g);  /* e.g. busy: try again */
-      return 0;
+      return;
     }
     count_latency(now - g->sent_ns);
     B.moves++;
@@ -519,14 +509,17 @@ static int on_line(void *arg, int kind, const char *line, size_t len) {
       uv_stop(B.loop);
     }
     maybe_move(g);
-    return 0;
   }
-  if (starts(line, len, "{\"event\":\"move\"")) {
+}
+
+static void on_move_event(lg_conn *c, const char *line, size_t len) {
+  lg_game *g = c->g;
+  {
     int64_t seq = scan_int(line, len, "\"seq\":", -1);
     if (seq < 0) die("move event without seq: %.*s", (int)len, line);
     int over = has(line, len, "\"outcome\":null") ? 0 : 1;
     int64_t gid = scan_int(line, len, "\"game_id\":", -1);
-    if (gid != g->game_id || g->state != G_PLAYING) return 0;  /* a past game */
+    if (gid != g->game_id || g->state != G_PLAYING) return;  /* a past game */
     if (seq > c->told_seq) c->told_seq = seq;
     if (seq > g->applied_seq) {
       /* The event overtook the mover's ack (the other connection was read
@@ -541,24 +534,48 @@ static int on_line(void *arg, int kind, const char *line, size_t len) {
         die("game %d: server and local rules disagree on the outcome", g->idx);
     }
     maybe_move(g);
+  }
+}
+
+static int on_line(void *arg, int kind, const char *line, size_t len) {
+  lg_conn *c = arg;
+  lg_game *g = c->g;
+  if (kind != PROTO_LINE) die("reply line too long");
+  if (len == 0) return 0;
+  /* Fast path: the hot messages when the server puts the name first. */
+  if (starts(line, len, "{\"re\":\"move\"")) {
+    on_move_reply(c, line, len);
     return 0;
   }
-  if (starts(line, len, "{\"event\":")) {
-    if (starts(line, len, "{\"event\":\"game_start\"")) on_game_start(c, line, len);
-    else if (starts(line, len, "{\"event\":\"game_end\"")) game_over(g);
-    else if (starts(line, len, "{\"event\":\"ping\"")) {
-      int64_t nonce = scan_int(line, len, "\"nonce\":", 0);
-      sendf(c, "{\"type\":\"pong\",\"nonce\":%lld}", (long long)nonce);
-    } else if (starts(line, len, "{\"event\":\"disconnect\"") ||
-               starts(line, len, "{\"event\":\"shutdown\"")) {
+  if (starts(line, len, "{\"event\":\"move\"")) {
+    on_move_event(c, line, len);
+    return 0;
+  }
+  json_error_t je;
+  json_t *j = json_loadb(line, len, 0, &je);
+  if (!j) die("bad line from the server: %s", je.text);
+  const char *ev = json_string_value(json_object_get(j, "event"));
+  const char *re = json_string_value(json_object_get(j, "re"));
+  if (ev) {
+    if (strcmp(ev, "move") == 0) on_move_event(c, line, len);
+    else if (strcmp(ev, "game_start") == 0) on_game_start(c, j);
+    else if (strcmp(ev, "game_end") == 0) {
+      json_t *gi = json_object_get(j, "game_id");
+      if (json_is_integer(gi) && json_integer_value(gi) == g->game_id) game_over(g);
+    } else if (strcmp(ev, "ping") == 0) {
+      sendf(c, "{\"type\":\"pong\",\"nonce\":%lld}",
+            (long long)json_integer_value(json_object_get(j, "nonce")));
+    } else if (strcmp(ev, "disconnect") == 0 || strcmp(ev, "shutdown") == 0) {
       die("server event: %.*s", (int)len, line);
     } else if (B.verbose) {
       fprintf(stderr, "loadgen: event %.*s\n", (int)(len > 200 ? 200 : len), line);
     }
-    return 0;
+  } else if (re && strcmp(re, "move") == 0) {
+    on_move_reply(c, line, len);
+  } else if (!re || strcmp(re, "pong") != 0) {
+    on_reply_other(c, j, line, len);
   }
-  if (starts(line, len, "{\"re\":\"pong\"")) return 0;
-  on_reply_other(c, line, len);
+  json_decref(j);
   return 0;
 }
 
