@@ -88,6 +88,7 @@ struct lg_game {
   int64_t inflight_game;     /* the game_id it was sent for */
   uint64_t sent_ns;
   uint64_t moves, games_done;
+  uint64_t seek_ns;          /* when the replacement seek was sent */
 };
 
 typedef struct lg {
@@ -99,6 +100,8 @@ typedef struct lg {
   uint64_t max_moves;
   uint64_t moves, move_errors, games_finished, restarts;
   uint64_t inflight_total;
+  uint64_t replace_ns;       /* total time from a game's end to its
+                                replacement's start (seek, accept, commit) */
   uint32_t *lat;             /* histogram */
   uint64_t lat_n, lat_max_ns;
   uint64_t rng;
@@ -331,6 +334,11 @@ static void maybe_move(lg_game *g) {
 static void game_over(lg_game *g) {
   if (g->state != G_PLAYING) return;
   g->state = G_OVER;
+  /* A finished game's room stays attached to the connections (rematch)
+   * until they leave it, and agond caps the rooms per connection. */
+  for (int s = 0; s < 2; s++)
+    sendf(&g->c[s], "{\"type\":\"leave\",\"id\":%llu,\"game_id\":%lld}",
+          (unsigned long long)++g->c[s].next_id, (long long)g->game_id);
   g->games_done++;
   B.games_finished++;
   if (B.running) start_seek(g);  /* a new game between the same players */
@@ -388,6 +396,7 @@ static void report_error(lg_game *g, const char *line, size_t len) {
 
 static void start_seek(lg_game *g) {
   g->state = G_SEEKING;
+  g->seek_ns = uv_hrtime();
   game_reset_local(g);
   sendf(&g->c[0], "{\"type\":\"seek_create\",\"id\":%llu,\"game\":\"%s\",\"options\":%s,"
         "\"time_control\":\"%s\",\"side\":\"%s\",\"rated\":false}",
@@ -407,6 +416,7 @@ static void game_started(lg_game *g) {
   }
   g->state = G_PLAYING;  /* a replacement game during the run */
   B.restarts++;
+  B.replace_ns += uv_hrtime() - g->seek_ns;
   maybe_move(g);
 }
 
@@ -831,6 +841,9 @@ int main(int argc, char **argv) {
          (unsigned long long)moves, el, (double)moves / el,
          (unsigned long long)B.move_errors, (unsigned long long)B.games_finished,
          (unsigned long long)B.restarts);
+  if (B.restarts)
+    printf("replacement games: %.3f ms from the end of a game to the start of the next (mean)\n",
+           (double)B.replace_ns / (double)B.restarts / 1e6);
   printf("cpu: server %.2f s (%.1f us per move), loadgen %.2f s (%.1f us per move)\n",
          scpu, moves ? scpu * 1e6 / (double)moves : 0.0, lcpu,
          moves ? lcpu * 1e6 / (double)moves : 0.0);
