@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "limits.h"
 #include "log.h"
 #include "util.h"
 
@@ -234,10 +235,6 @@ void gs_game_clear(gs_game *g) {
   g->rows = NULL;
   g->n = 0;
 }
-
-/* Longest game a replay reads (rows). Far above any real game; bounds the
- * memory a corrupt database could make recovery allocate. */
-#define GS_REPLAY_MAX 1000000u
 
 static const char game_sql[] =
     "SELECT id, game_type, rules_version, options, seed, time_control, rated, "

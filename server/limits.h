@@ -122,6 +122,10 @@
  * at once; bounded so a broadcast snapshot fits on the stack. */
 #define ROOM_MAX_ATT 16
 #define CONN_MAX_ROOMS 32
+/* A finished game's room stays (for rematch offers and late joins) while a
+ * connection is attached, at most this long; a new game of a player also
+ * detaches its connections from their finished rooms. */
+#define ROOM_LINGER_MS (5 * 60 * 1000)
 /* games_mine lists at most this many games. */
 #define ROOM_MINE_MAX 100
 /* Grace before a disconnected player's game can be claimed: Fischer
@@ -140,6 +144,9 @@
  * only. Re-reads when the game moved on during the read: bounded. */
 #define JOIN_MAX_EVENTS 512
 #define JOIN_RETRIES 4
+/* Longest game a replay reads (stored events). Far above any real game;
+ * bounds what a corrupt database could make recovery allocate (~170 MiB). */
+#define GS_REPLAY_MAX 1000000u
 
 /* ---- storage and accounts: see limits_storage.h ------------------------ */
 #include "limits_storage.h"

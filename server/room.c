@@ -2,6 +2,7 @@
 #include "room.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,19 @@ static json_t *to_move_json(const room *r) {
   return json_string(game_side_name(r->m.vt, tm));
 }
 
+/* The client view plus the position text (docs/positions.md) when the
+ * game's own view lacks it: a client can then run the rules core locally
+ * from it (legal moves, replays) without the secret seed. */
+static json_t *room_view(const room *r, int seat) {
+  json_t *v = game_match_view(&r->m, viewer_of(r, seat));
+  if (json_object_get(v, "position") == NULL && r->m.vt->to_position) {
+    char pos[GAME_POSITION_MAX];
+    if (r->m.vt->to_position(&r->m.st, pos, sizeof pos) >= 0)
+      json_object_set_new(v, "position", json_string(pos));
+  }
+  return v;
+}
+
 /* The game as game_start shows it, for one seat (-1: neutral). */
 static json_t *room_start_json(room *r, int seat) {
   json_t *j = json_pack(
@@ -201,7 +215,7 @@ static json_t *room_start_json(room *r, int seat) {
       r->rated, "players", players_json(r), "chooser_seat",
       r->chooser_seat >= 0 ? json_integer(r->chooser_seat) : json_null(),
       "seq", (json_int_t)r->committed, "clocks", clocks_json(&r->clk, now_ms(r)),
-      "state", game_match_view(&r->m, viewer_of(r, seat)));
+      "state", room_view(r, seat));
   if (r->rematch_of)
     json_object_set_new(j, "rematch_of", json_integer(r->rematch_of));
   return j;
@@ -297,12 +311,49 @@ void rooms_conn_gone(conn *c) {
   }
 }
 
+/* Detach c from its finished rooms: a new game of the player closes the
+ * rematch window of the old ones, and frees them (a bot playing game after
+ * game on one connection must not pile up finished rooms, nor reach
+ * CONN_MAX_ROOMS). */
+static void detach_finished(conn *c) {
+  room_att **pp = &c->atts;
+  while (*pp) {
+    room_att *a = *pp;
+    if (a->r->state == ROOM_OVER) {
+      *pp = a->cnext;
+      room_detach(a);
+    } else {
+      pp = &a->cnext;
+    }
+  }
+}
+
 /* Attach every open connection of both players (game start). */
 static void attach_players(room *r) {
   for (conn *c = r->srv->conns; c; c = c->next) {
     int seat = seat_of_player(r, c->player_id);
-    if (seat >= 0 && !c->closing) room_attach(r, c, seat);
+    if (seat < 0 || c->closing) continue;
+    detach_finished(c);
+    if (room_attach(r, c, seat) != 0)
+      log_warn("game %lld: conn %llu not attached (too many games)",
+               (long long)r->id, (unsigned long long)c->id);
   }
+}
+
+/* A finished room is kept ROOM_LINGER_MS for rematch offers and late
+ * joins, then every connection is detached and the room freed. */
+static void room_linger_cb(uv_timer_t *t) {
+  room *r = t->data;
+  r->hold++;
+  while (r->atts) {
+    room_att *a = r->atts;
+    room_att **pp = &a->c->atts;
+    while (*pp != a) pp = &(*pp)->cnext;
+    *pp = a->cnext;
+    room_detach(a);
+  }
+  r->hold--;
+  room_maybe_free(r);
 }
 
 /* ---- clocks -------------------------------------------------------------- */
@@ -344,7 +395,9 @@ typedef struct room_op {
   conn *c;               /* requester (held) or NULL */
   json_t *id;            /* request id (new ref) or NULL */
   const char *re;        /* static request type */
-  json_t *reply;         /* reply data (owned) */
+  json_t *reply;         /* reply data (owned), or: */
+  char *reply_raw;       /* encoded reply data (moves: no json_t tree) */
+  size_t reply_len;
   wbuf *ev[2];           /* events to broadcast after commit */
   uint32_t last_seq;
   int ends;              /* the game ends with this write */
@@ -365,6 +418,7 @@ static room_op *op_new(room *r, conn *c, proto_msg *m, const char *re) {
 static void op_free(room_op *op) {
   json_decref(op->id);
   json_decref(op->reply);
+  free(op->reply_raw);
   wbuf_unref(op->ev[0]);
   wbuf_unref(op->ev[1]);
   free(op->a.data);
@@ -382,8 +436,12 @@ static void room_write_cb(void *ctx, int status) {
     if (op->last_seq > r->committed) r->committed = op->last_seq;
     if (op->c) {
       if (conn_op_end(op->c)) {
-        conn_reply_ok(op->c, op->re, op->id, op->reply);
-        op->reply = NULL;
+        if (op->reply_raw) {
+          conn_reply_raw(op->c, op->re, op->id, op->reply_raw, op->reply_len);
+        } else {
+          conn_reply_ok(op->c, op->re, op->id, op->reply);
+          op->reply = NULL;
+        }
       }
       op->c = NULL;
     }
@@ -466,14 +524,18 @@ static void op_event(room_op *op, uint32_t seq, const char *kind, int side,
 /* The ending o (on scratch state m/k) into op: the games row update and the
  * game_end event at seq. */
 static void op_end(room_op *op, room *r, game_outcome o, int aborted,
-                   const game_clock *k, uint32_t seq, int slot, int64_t at) {
+                   int wseat, const game_clock *k, uint32_t seq, int slot,
+                   int64_t at) {
   op->ends = 1;
   op->a.end = 1;
   op->a.aborted = aborted;
   op->a.result = aborted ? 0 : (int)o.result;
   op->a.winner_side = o.result == GAME_WIN ? o.winner : -1;
   snprintf(op->a.reason, sizeof op->a.reason, "%s", o.reason ? o.reason : "");
-  int wseat = o.result == GAME_WIN ? seat_of_side(r, o.winner) : -1;
+  /* wseat is given when the winner has no side yet (a Gambo chooser who
+   * resigned or lost on time before choosing). */
+  if (o.result != GAME_WIN) wseat = -1;
+  else if (o.winner >= 0) wseat = seat_of_side(r, o.winner);
   json_t *d = json_pack(
       "{s:o, s:o, s:o, s:s, s:s, s:o}", "result",
       aborted ? json_null()
@@ -499,18 +561,19 @@ static void room_apply_end(room *r, game_outcome o, int aborted) {
   clock_stop(&r->clk, (int64_t)now_ms(r));
   r->draw_offer = -1;
   uv_timer_stop(&r->timer);
+  uv_timer_start(&r->timer, room_linger_cb, ROOM_LINGER_MS, 0);
 }
 
 /* End the game from outside the rules (resign, agreement, timeout, abort,
  * claim) as one stored game_end event. c/m/re: the request to answer (or
  * NULL for the flag timer). */
-static void room_end_now(room *r, game_outcome o, int aborted, conn *c,
-                         proto_msg *m, const char *re) {
+static void room_end_now(room *r, game_outcome o, int aborted, int wseat,
+                         conn *c, proto_msg *m, const char *re) {
   room_op *op = op_new(r, c, m, re);
   uint32_t seq = r->seq + 1;
   game_clock k = r->clk;
   clock_stop(&k, (int64_t)now_ms(r));
-  op_end(op, r, o, aborted, &k, seq, 0, db_now_ms());
+  op_end(op, r, o, aborted, wseat, &k, seq, 0, db_now_ms());
   op->reply = json_pack("{s:I, s:I}", "game_id", (json_int_t)r->id, "seq",
                         (json_int_t)seq);
   if (room_submit(r, op) != 0) return;
@@ -537,7 +600,7 @@ static void room_flag_cb(uv_timer_t *t) {
     o.result = GAME_WIN;
     o.winner = GAME_NOBODY;
   }
-  room_end_now(r, o, 0, NULL, NULL, NULL);
+  room_end_now(r, o, 0, 1 - seat, NULL, NULL, NULL);
   if (r->state == ROOM_ACTIVE) {
     /* The write was refused (queue full): try again shortly. */
     uv_timer_start(&r->timer, room_flag_cb, ROOM_RETRY_MS, 0);
@@ -917,6 +980,83 @@ static int flag_fell(room *r) {
   return clock_remaining(&r->clk, run, (int64_t)now_ms(r)) <= 0;
 }
 
+/* ---- move encoding ---------------------------------------------------------- */
+
+/* The move reply and event are encoded with snprintf, not built as jansson
+ * trees: they are the hot path (a tree + dump per move cost ~13% of the
+ * server's CPU under load). Strings are escaped by jstr. */
+
+typedef struct sbuf {
+  char *p;
+  size_t len, cap;
+} sbuf;
+
+static void sb_grow(sbuf *b, size_t need) {
+  if (b->len + need + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + need + 1) cap *= 2;
+  char *np = realloc(b->p, cap);
+  if (np == NULL) {
+    log_error("out of memory");
+    abort();
+  }
+  b->p = np;
+  b->cap = cap;
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (b->p == NULL || (size_t)n >= b->cap - b->len) {
+    sb_grow(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+  }
+  b->len += (size_t)n;
+}
+
+/* A JSON string (quotes included). */
+static void sb_jstr(sbuf *b, const char *s) {
+  sb_grow(b, strlen(s) * 6 + 2);
+  b->p[b->len++] = '"';
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') {
+      b->p[b->len++] = '\\';
+      b->p[b->len++] = (char)ch;
+    } else if (ch < 0x20) {
+      b->len += (size_t)snprintf(b->p + b->len, 7, "\\u%04x", ch);
+    } else {
+      b->p[b->len++] = (char)ch;
+    }
+  }
+  b->p[b->len++] = '"';
+  b->p[b->len] = '\0';
+}
+
+static void sb_clocks(sbuf *b, const game_clock *k, uint64_t now) {
+  if (k->tc.kind == CLOCK_UNTIMED) {
+    sb_printf(b, "{\"ms\":null,\"running\":");
+  } else {
+    int64_t x = clock_remaining(k, 0, (int64_t)now);
+    int64_t y = clock_remaining(k, 1, (int64_t)now);
+    sb_printf(b, "{\"ms\":[%lld,%lld],\"running\":", (long long)(x < 0 ? 0 : x),
+              (long long)(y < 0 ? 0 : y));
+  }
+  if (k->running >= 0) sb_printf(b, "%d}", k->running);
+  else sb_printf(b, "null}");
+}
+
 /* ---- move ------------------------------------------------------------------ */
 
 void room_h_move(conn *c, proto_msg *m) {
@@ -1008,35 +1148,54 @@ void room_h_move(conn *c, proto_msg *m) {
   a->seat_side[0] = nside[0];
   a->seat_side[1] = nside[1];
   op->last_seq = mseq;
-  json_t *clocks = clocks_json(&k, now);
-  op->reply = json_pack("{s:I, s:I, s:I, s:s, s:O}", "game_id",
-                        (json_int_t)r->id, "seq", (json_int_t)mseq, "ply",
-                        (json_int_t)nm.ply, "move", nm.last_text, "clocks",
-                        clocks);
+  sbuf cb = {0};
+  sb_clocks(&cb, &k, now);
+  sbuf rb = {0};
+  sb_printf(&rb, "{\"game_id\":%lld,\"seq\":%u,\"ply\":%u,\"move\":",
+            (long long)r->id, mseq, nm.ply);
+  sb_jstr(&rb, nm.last_text);
+  sb_printf(&rb, ",\"clocks\":%s}", cb.p);
+  op->reply_raw = rb.p;
+  op->reply_len = rb.len;
   int tm2 = game_match_to_move(&nm);
-  json_t *ev = json_pack(
-      "{s:s, s:I, s:I, s:I, s:i, s:o, s:s, s:o, s:o, s:o, s:I}", "event",
-      "move", "game_id", (json_int_t)r->id, "seq", (json_int_t)mseq, "ply",
-      (json_int_t)nm.ply, "seat", seat, "side",
-      tm == GAME_CHOOSER ? json_string("chooser") : side_json(r, tm), "move",
-      nm.last_text, "clocks", clocks,
-      "to_move",
-      out.result != GAME_ONGOING || tm2 == GAME_NOBODY
-          ? json_null()
-          : json_string(game_side_name(nm.vt, tm2)),
-      "outcome", game_outcome_json(nm.vt, out), "at_ms", (json_int_t)at);
-  if (set_sides)
-    json_object_set_new(ev, "sides",
-                        json_pack("[s, s]", game_side_name(nm.vt, nside[0]),
-                                  game_side_name(nm.vt, nside[1])));
-  op->ev[0] = encode_free(ev);
+  sbuf eb = {0};
+  sb_printf(&eb, "{\"event\":\"move\",\"game_id\":%lld,\"seq\":%u,\"ply\":%u,"
+            "\"seat\":%d,\"side\":", (long long)r->id, mseq, nm.ply, seat);
+  if (tm == GAME_CHOOSER) sb_printf(&eb, "\"chooser\"");
+  else sb_jstr(&eb, game_side_name(nm.vt, tm));
+  sb_printf(&eb, ",\"move\":");
+  sb_jstr(&eb, nm.last_text);
+  sb_printf(&eb, ",\"clocks\":%s,\"to_move\":", cb.p);
+  if (out.result != GAME_ONGOING || tm2 == GAME_NOBODY) sb_printf(&eb, "null");
+  else sb_jstr(&eb, game_side_name(nm.vt, tm2));
+  sb_printf(&eb, ",\"outcome\":");
+  if (out.result == GAME_ONGOING) {
+    sb_printf(&eb, "null");
+  } else {
+    json_t *oj = game_outcome_json(nm.vt, out);
+    char *os = json_dumps(oj, JSON_COMPACT);
+    sb_printf(&eb, "%s", os ? os : "null");
+    free(os);
+    json_decref(oj);
+  }
+  if (set_sides) {
+    sb_printf(&eb, ",\"sides\":[");
+    sb_jstr(&eb, game_side_name(nm.vt, nside[0]));
+    sb_printf(&eb, ",");
+    sb_jstr(&eb, game_side_name(nm.vt, nside[1]));
+    sb_printf(&eb, "]");
+  }
+  sb_printf(&eb, ",\"at_ms\":%lld}\n", (long long)at);
+  op->ev[0] = wbuf_from_bytes(eb.p, eb.len);
+  free(eb.p);
+  free(cb.p);
   if (out.result != GAME_ONGOING) {
     int8_t old0 = r->side[0], old1 = r->side[1];
     r->side[0] = nside[0];
     r->side[1] = nside[1];
     game_clock kk = k;
     clock_stop(&kk, (int64_t)now);
-    op_end(op, r, out, 0, &kk, mseq + 1, 1, at);
+    op_end(op, r, out, 0, -1, &kk, mseq + 1, 1, at);
     r->side[0] = old0;
     r->side[1] = old1;
   }
@@ -1078,7 +1237,8 @@ void room_h_resign(conn *c, proto_msg *m) {
   if (unpack_game_id(c, m, &gid)) return;
   room *r = req_room(c, m, gid, &seat, 1);
   if (r == NULL) return;
-  room_end_now(r, win_of_seat(r, 1 - seat, "resign"), 0, c, m, re_name(m->type));
+  room_end_now(r, win_of_seat(r, 1 - seat, "resign"), 0, 1 - seat, c, m,
+               re_name(m->type));
 }
 
 /* A stored non-ending event (draw offer/decline, rematch offer). */
@@ -1120,7 +1280,7 @@ void room_h_draw_accept(conn *c, proto_msg *m) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE, "no draw offer from your opponent");
     return;
   }
-  room_end_now(r, game_outcome_draw("agreement"), 0, c, m, re_name(m->type));
+  room_end_now(r, game_outcome_draw("agreement"), 0, -1, c, m, re_name(m->type));
 }
 
 void room_h_draw_decline(conn *c, proto_msg *m) {
@@ -1148,7 +1308,7 @@ void room_h_abort(conn *c, proto_msg *m) {
     return;
   }
   game_outcome o = {GAME_ONGOING, GAME_NOBODY, "aborted"};
-  room_end_now(r, o, 1, c, m, re_name(m->type));
+  room_end_now(r, o, 1, -1, c, m, re_name(m->type));
 }
 
 void room_h_claim(conn *c, proto_msg *m) {
@@ -1182,13 +1342,26 @@ void room_h_claim(conn *c, proto_msg *m) {
   }
   room_end_now(r, win ? win_of_seat(r, seat, "abandoned")
                       : game_outcome_draw("abandoned"),
-               0, c, m, re_name(m->type));
+               0, win ? seat : -1, c, m, re_name(m->type));
 }
 
+typedef struct rematch_op {
+  conn *c;
+  json_t *id;
+} rematch_op;
+
+/* The new game is committed (or not): answer the accepting connection. */
 static void rematch_done(void *arg, int64_t game_id, int status) {
-  (void)arg;
-  if (status != 0) log_warn("rematch: game creation failed: %s", agon_err_name(status));
-  else log_debug("rematch: game %lld", (long long)game_id);
+  rematch_op *op = arg;
+  if (conn_op_end(op->c)) {
+    if (status == 0)
+      conn_reply_ok(op->c, "rematch_accept", op->id,
+                    json_pack("{s:I}", "game_id", (json_int_t)game_id));
+    else
+      conn_reply_err(op->c, "rematch_accept", op->id, status, NULL);
+  }
+  json_decref(op->id);
+  free(op);
 }
 
 void room_h_rematch_offer(conn *c, proto_msg *m) {
@@ -1239,15 +1412,19 @@ void room_h_rematch_accept(conn *c, proto_msg *m) {
   rs.rematch_of = r->id;
   agon_err e;
   agon_err_clear(&e);
-  int rc = room_create(c->srv, &rs, rematch_done, NULL, &e);
+  rematch_op *op = xcalloc(1, sizeof *op);
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  int rc = room_create(c->srv, &rs, rematch_done, op, &e);
   json_decref(rs.options);
   if (rc != 0) {
     conn_reply_err(c, m->type, m->id, rc, e.msg[0] ? e.msg : NULL);
+    json_decref(op->id);
+    free(op);
     return;
   }
+  conn_op_begin(c);
   r->rematched = 1;
-  conn_reply_ok(c, m->type, m->id,
-                json_pack("{s:I}", "game_id", (json_int_t)r->id));
 }
 
 /* ---- reconnecting ------------------------------------------------------------ */

@@ -236,3 +236,126 @@ class Client:
 
 def err_code(r):
     return r and not r.get("ok") and r.get("error", {}).get("code")
+
+
+# ---- live play helpers ------------------------------------------------------
+
+def register(srv, name, password="password-123"):
+    """A connected, registered client; .name and .token set."""
+    c = srv.client()
+    r = c.req("register", name=name, password=password)
+    assert r and r.get("ok"), r
+    c.name = r["data"]["name"]
+    c.token = r["data"]["token"]
+    return c
+
+
+def resume(srv, token):
+    c = srv.client()
+    r = c.req("resume", token=token)
+    assert r and r.get("ok"), r
+    c.name = r["data"]["name"]
+    c.token = token
+    return c
+
+
+def seed_ok(commitment, seed):
+    """Check a revealed seed against its commitment (docs/fair-deal.md)."""
+    import hashlib
+    return hashlib.sha256(("agon-seed:%s" % seed).encode()).hexdigest() == commitment
+
+
+class Game:
+    """Client-side view of one game between two clients: who sits where,
+    who is to move, the moves so far (to ask agon-rules for legal moves)."""
+
+    def __init__(self, gid, start, clients):
+        self.gid = gid
+        self.start = start
+        self.clients = clients          # by seat
+        self.game = start["game"]
+        self.options = start["options"]
+        self.pos0 = start["state"].get("position")
+        self.sides = [p["side"] for p in start["players"]]
+        self.chooser = start.get("chooser_seat")
+        self.to_move = start["state"]["to_move"]
+        self.seq = start["seq"]
+        self.moves = []
+        self.outcome = None
+
+    def seat_to_move(self):
+        if self.to_move is None:
+            return None
+        if self.to_move == "chooser":
+            return self.chooser
+        return self.sides.index(self.to_move)
+
+    def opts_args(self):
+        out = []
+        for k, v in sorted(self.options.items()):
+            if v == "" or v is None:
+                continue
+            out += ["-o", "%s=%s" % (k, v)]
+        return out
+
+    def legal(self, rules):
+        import subprocess
+        args = [rules, "legal", self.game] + self.opts_args()
+        if self.pos0:
+            args += ["--position", self.pos0]
+        args += self.moves
+        p = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
+        assert p.returncode == 0, (args, p.stderr)
+        return [l for l in p.stdout.split("\n") if l.strip()]
+
+    def note_move(self, ev):
+        """Apply a broadcast move event to our view."""
+        self.moves.append(ev["move"])
+        self.seq = ev["seq"]
+        self.to_move = ev["to_move"]
+        if ev.get("sides"):
+            self.sides = ev["sides"]
+        if ev.get("outcome"):
+            self.outcome = ev["outcome"]
+
+    def play(self, move, check_events=True):
+        """The seat to move plays move; returns (reply, event). Both players'
+        move events are read (the other one is checked equal)."""
+        seat = self.seat_to_move()
+        c = self.clients[seat]
+        r = c.req("move", game_id=self.gid, move=move, seq=self.seq)
+        if not r or not r.get("ok"):
+            return r, None
+        ev = c.event("move")
+        ev2 = self.clients[1 - seat].event("move")
+        if check_events:
+            assert ev == ev2, (ev, ev2)
+            assert ev["seq"] == r["data"]["seq"], (ev, r)
+        self.note_move(ev)
+        return r, ev
+
+
+def start_game(srv, a, b, game, how="seek", **params):
+    """a creates (seat 0), b accepts (seat 1). Returns a Game."""
+    p = {"game": game}
+    p.update(params)
+    if how == "seek":
+        r = a.req("seek_create", **p)
+        assert r and r.get("ok"), r
+        r2 = b.req("seek_accept", seek_id=r["data"]["seek_id"])
+    elif how == "challenge":
+        r = a.req("challenge", to=b.name, **p)
+        assert r and r.get("ok"), r
+        ev = b.event("challenge")
+        assert ev and ev["challenge_id"] == r["data"]["challenge_id"], ev
+        r2 = b.req("challenge_accept", challenge_id=ev["challenge_id"])
+    else:
+        r = a.req("invite_create", **p)
+        assert r and r.get("ok"), r
+        r2 = b.req("invite_join", code=r["data"]["code"])
+    assert r2 and r2.get("ok"), r2
+    gid = r2["data"]["game_id"]
+    sa = a.event("game_start")
+    sb = b.event("game_start")
+    assert sa["game_id"] == gid and sb["game_id"] == gid, (sa, sb)
+    return Game(gid, sa, [a, b])
