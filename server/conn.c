@@ -435,14 +435,36 @@ static int on_line(void *arg, int kind, const char *line, size_t len) {
   return c->closing || c->ending;
 }
 
+/* Reads land in one buffer shared by every connection (s->rbuf): lines are
+ * handled before read_cb returns, so only a partial line left at the end
+ * needs a buffer of its own. Allocating and freeing 16 KiB per read showed
+ * up in profiles (malloc consolidation) at tens of thousands of moves/s. */
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
   conn *c = h->data;
   (void)hint;
-  if (c->fr.buf == NULL) proto_framer_attach(&c->fr, xmalloc(c->fr.cap));
+  if (c->fr.buf == NULL) proto_framer_attach(&c->fr, c->srv->rbuf);
   char *p;
   size_t n;
   proto_framer_space(&c->fr, &p, &n);
   *buf = uv_buf_init(p, (unsigned)n);
+}
+
+/* End of read_cb: give the shared buffer back; keep a partial line in a
+ * private copy (a closing connection drops it). */
+static void settle_buffer(conn *c) {
+  if (c->fr.buf != c->srv->rbuf) {
+    if (!c->closing) free(proto_framer_detach_if_empty(&c->fr));
+    return;
+  }
+  if (c->fr.len == 0 || c->closing) {
+    c->fr.buf = NULL;
+    c->fr.len = 0;
+    c->fr.scan = 0;
+    return;
+  }
+  char *own = xmalloc(c->fr.cap);
+  memcpy(own, c->fr.buf, c->fr.len);
+  c->fr.buf = own;
 }
 
 static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
@@ -450,15 +472,11 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   (void)buf;
   if (nread < 0) {
     conn_close(c, nread == UV_EOF ? "peer closed" : uv_strerror((int)nread));
-    return;
+  } else if (nread > 0 && !c->closing) {
+    proto_framer_feed(&c->fr, (size_t)nread, on_line, c);
   }
-  if (nread == 0 || c->closing) return;
-  proto_framer_feed(&c->fr, (size_t)nread, on_line, c);
-  if (!c->closing) {
-    /* Idle peers hold no read buffer: ~16 KiB saved per connection. */
-    char *b = proto_framer_detach_if_empty(&c->fr);
-    free(b);
-  }
+  /* Idle peers hold no read buffer: ~16 KiB saved per connection. */
+  settle_buffer(c);
 }
 
 static void resume_reading(conn *c) {

@@ -121,6 +121,7 @@ int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
   clamp_config(&s->cfg);
   s->addrs = rl_table_new();
   s->hello_data = handlers_hello_data(s, &s->hello_len);
+  s->rbuf = xmalloc(PROTO_FRAMER_BUFSIZE(s->cfg.max_line));
   flush_start(s);
   int rc;
 
@@ -284,6 +285,7 @@ void server_free(server *s) {
     uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
   flush_stop(s);
   rl_table_free(s->addrs);
+  free(s->rbuf);
   free(s->hello_data);
   free(s);
 }

@@ -23,6 +23,8 @@ struct server {
   rl_table *addrs;
   conn *conns;             /* open (not closing) connections */
   conn *flush_head;        /* connections with gathered output */
+  char *rbuf;              /* read buffer shared by all connections
+                              (conn.c), PROTO_FRAMER_BUFSIZE(max_line) */
   uv_prepare_t *flush_prep; /* heap: freed by their close_cb */
   uv_check_t *flush_check;
   unsigned nconns;
