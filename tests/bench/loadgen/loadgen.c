@@ -743,7 +743,7 @@ int main(int argc, char **argv) {
   double secs = 10;
   const char *game = "mix", *sync = "full", *dir = "/tmp";
   uint64_t seed = 0;
-  B.max_moves = 0;
+  B.max_moves = 20000000;  /* bound besides the duration (--max-moves 0: none) */
   snprintf(B.tc, sizeof B.tc, "10+5");
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
