@@ -19,7 +19,10 @@ round:
      (tokens survive), games_mine lists exactly the games that are still
      undecided, and join with the last seq each player saw returns exactly
      the moves it missed, plus a snapshot whose board and ply are those of
-     the stored moves replayed by the rules core;
+     the stored moves replayed by the rules core, and whose clocks (Fischer
+     games) are those stored with the last move: the waiting seat's exactly,
+     the running seat's less at most the time since the restart (never the
+     downtime);
   3. play continues from that position: the next moves are accepted.
 
 Finished games are replaced by new ones between the same players. Every
@@ -229,6 +232,22 @@ def stored_moves(db, gid):
         con.close()
 
 
+def stored_clocks(db, gid):
+    """Clocks per seat stored with the game's last move, or None."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        row = con.execute("SELECT clock0_ms, clock1_ms FROM moves WHERE game_id=?"
+                          " ORDER BY seq DESC LIMIT 1", (gid,)).fetchone()
+        return list(row) if row and row[0] is not None else None
+    finally:
+        con.close()
+
+
+def base_ms(tc):
+    """Initial time per seat of a "B+I" time control (minutes)."""
+    return int(float(tc.split("+")[0]) * 60000)
+
+
 def game_status(db, gid):
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     try:
@@ -275,11 +294,15 @@ def verify_down(db, pairs, rnd, stats):
                 ok = check(False, "round %d: game %d: stored moves do not "
                            "replay: %s" % (rnd, gid, err.strip())) and ok
             g.stored = stored
+            if p.tc != "untimed":
+                g.stored_clocks = (stored_clocks(db, gid) or
+                                   [base_ms(p.tc), base_ms(p.tc)])
     return ok
 
 
-def resume_round(srv, pairs, rnd):
-    """Server restarted: resume, games_mine, join with the last seq seen."""
+def resume_round(srv, pairs, rnd, t_restart):
+    """Server restarted: resume, games_mine, join with the last seq seen.
+    t_restart: monotonic time just before agond was started again."""
     ok = True
     for p in pairs:
         for seat in range(2):
@@ -321,6 +344,21 @@ def resume_round(srv, pairs, rnd):
                        snap.get("board") == view.get("board"),
                        "round %d: game %d resumes at the stored position "
                        "(ply %s)" % (rnd, g.gid, view.get("ply"))) and ok
+            if p.tc != "untimed":
+                # Time is not charged while the server is down: the waiting
+                # seat has exactly its stored time, the running one at most
+                # what ran since this restart (the kill, the checks above
+                # and the restart took longer than that).
+                elapsed = (time.monotonic() - t_restart) * 1000 + 2
+                clk = d.get("game", {}).get("clocks", {})
+                ms, run = clk.get("ms"), clk.get("running")
+                want = g.stored_clocks
+                good = (isinstance(ms, list) and len(ms) == 2 and
+                        all(ms[s] == want[s] for s in (0, 1) if s != run) and
+                        (run is None or want[run] - elapsed <= ms[run] <= want[run]))
+                ok = check(good, "round %d: game %d clocks resume from the stored "
+                           "%r (got %r, running %r, %.0f ms since the restart)" %
+                           (rnd, g.gid, want, ms, run, elapsed)) and ok
         if live:
             g.moves = list(stored)
             g.acked.update(dict(stored))
@@ -387,8 +425,9 @@ def main():
             if not check(verify_down(srv.db, pairs, rnd, stats),
                          "round %d: every acknowledged move is stored" % rnd):
                 break
+            t_restart = time.monotonic()
             srv.start()
-            if not check(resume_round(srv, pairs, rnd),
+            if not check(resume_round(srv, pairs, rnd, t_restart),
                          "round %d: restart resumes every game where it stood" % rnd):
                 break
         # the games go on after the last restart
