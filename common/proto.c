@@ -205,12 +205,134 @@ json_t *proto_event(const char *name) {
   return o;
 }
 
+/* A direct encoder for json_dumpb(j, .., JSON_COMPACT)'s exact output:
+ * jansson's dump goes through a callback per token and snprintf per number,
+ * and encoding replies and game events was ~15% of the server's loop thread
+ * under load (tests/bench/loadgen). Same escaping as jansson 2.x (", \\ and
+ * control characters; \\u%04X upper case), same key order (insertion), reals
+ * delegated to jansson itself. Strings are valid UTF-8 already (jansson
+ * checks them when they are made). */
+typedef struct enc {
+  char *buf;
+  size_t cap, len;  /* len keeps counting past cap: the size needed */
+} enc;
+
+static void enc_put(enc *e, const char *p, size_t n) {
+  if (e->len + n <= e->cap) memcpy(e->buf + e->len, p, n);
+  e->len += n;
+}
+
+static void enc_ch(enc *e, char c) {
+  if (e->len < e->cap) e->buf[e->len] = c;
+  e->len++;
+}
+
+static void enc_str(enc *e, const char *s, size_t n) {
+  static const char hex[] = "0123456789ABCDEF";
+  enc_ch(e, '"');
+  size_t run = 0;  /* start of the pending plain run */
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    enc_put(e, s + run, i - run);
+    run = i + 1;
+    char esc[6] = {'\\', 0, '0', '0', 0, 0};
+    size_t k = 2;
+    switch (c) {
+      case '"': esc[1] = '"'; break;
+      case '\\': esc[1] = '\\'; break;
+      case '\b': esc[1] = 'b'; break;
+      case '\f': esc[1] = 'f'; break;
+      case '\n': esc[1] = 'n'; break;
+      case '\r': esc[1] = 'r'; break;
+      case '\t': esc[1] = 't'; break;
+      default:
+        esc[1] = 'u';
+        esc[4] = hex[c >> 4];
+        esc[5] = hex[c & 15];
+        k = 6;
+    }
+    enc_put(e, esc, k);
+  }
+  enc_put(e, s + run, n - run);
+  enc_ch(e, '"');
+}
+
+static void enc_int(enc *e, json_int_t v) {
+  char tmp[24];
+  size_t i = sizeof tmp;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
+                               : (unsigned long long)v;
+  do {
+    tmp[--i] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) tmp[--i] = '-';
+  enc_put(e, tmp + i, sizeof tmp - i);
+}
+
+/* 0, or -1 when jansson itself would fail (a real it cannot print). */
+static int enc_value(enc *e, const json_t *j, int depth) {
+  if (depth > 256) return -1;  /* our trees are shallow; guards recursion */
+  switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+      enc_ch(e, '{');
+      int first = 1;
+      void *it = json_object_iter((json_t *)j);
+      for (; it; it = json_object_iter_next((json_t *)j, it)) {
+        json_t *v = json_object_iter_value(it);
+        if (!first) enc_ch(e, ',');
+        first = 0;
+        enc_str(e, json_object_iter_key(it), json_object_iter_key_len(it));
+        enc_ch(e, ':');
+        if (enc_value(e, v, depth + 1) != 0) return -1;
+      }
+      enc_ch(e, '}');
+      return 0;
+    }
+    case JSON_ARRAY: {
+      enc_ch(e, '[');
+      size_t n = json_array_size(j);
+      for (size_t i = 0; i < n; i++) {
+        if (i) enc_ch(e, ',');
+        if (enc_value(e, json_array_get(j, i), depth + 1) != 0) return -1;
+      }
+      enc_ch(e, ']');
+      return 0;
+    }
+    case JSON_STRING:
+      enc_str(e, json_string_value(j), json_string_length(j));
+      return 0;
+    case JSON_INTEGER:
+      enc_int(e, json_integer_value(j));
+      return 0;
+    case JSON_TRUE:
+      enc_put(e, "true", 4);
+      return 0;
+    case JSON_FALSE:
+      enc_put(e, "false", 5);
+      return 0;
+    case JSON_NULL:
+      enc_put(e, "null", 4);
+      return 0;
+    case JSON_REAL: {
+      char tmp[64];
+      size_t n = json_dumpb(j, tmp, sizeof tmp, JSON_ENCODE_ANY | JSON_COMPACT);
+      if (n == 0 || n > sizeof tmp) return -1;
+      enc_put(e, tmp, n);
+      return 0;
+    }
+  }
+  return -1;
+}
+
 long proto_encode(const json_t *j, char *buf, size_t cap) {
-  /* JSON_COMPACT: no spaces; jansson escapes control characters inside
-   * strings, so the only newline is ours. Keys keep insertion order. */
-  size_t n = json_dumpb(j, buf, cap, JSON_COMPACT);
-  if (n == 0) return -1;
-  if (n + 1 > cap) return (long)(n + 1);
-  buf[n] = '\n';
-  return (long)(n + 1);
+  /* JSON_COMPACT output; strings escape control characters, so the only
+   * newline is ours. Only objects and arrays are messages. */
+  if (!json_is_object(j) && !json_is_array(j)) return -1;
+  enc e = {buf, cap, 0};
+  if (enc_value(&e, j, 0) != 0) return -1;
+  if (e.len + 1 > cap) return (long)(e.len + 1);
+  buf[e.len] = '\n';
+  return (long)(e.len + 1);
 }

@@ -20,6 +20,10 @@
 
 struct server;
 
+/* Messages one connection may gather before they are written: beyond, the
+ * oldest ones are written at once. A move needs two (reply and event). */
+#define CONN_PEND_MAX 4
+
 typedef struct conn {
   uv_tcp_t tcp;            /* first: (conn *)handle works for the stream */
   uv_timer_t timer;        /* single-shot: the nearest deadline */
@@ -33,6 +37,11 @@ typedef struct conn {
   proto_framer fr;         /* its buffer is allocated on first read and
                               released whenever it holds no partial line */
   size_t wq_bytes;         /* queued output not yet written */
+  /* Output of this loop iteration, written at its end with one writev
+   * (conn_flush_all): a move's reply and event to the mover, or replies to
+   * pipelined requests, cost one syscall instead of one each. */
+  wbuf *pend[CONN_PEND_MAX];
+  struct conn *flush_next; /* server's list of connections with pend */
 
   uint64_t opened_ms, last_rx_ms, last_req_ms, wq_progress_ms, ping_sent_ms;
   uint64_t end_ms;         /* graceful end started (linger deadline) */
@@ -43,6 +52,7 @@ typedef struct conn {
   unsigned pending;        /* async operations holding a pointer to us */
   unsigned char handles;   /* open uv handles (tcp, timer) */
   unsigned char closing, ending, paused, hello, ping_out, busy;
+  unsigned char npend, flush_queued;
 
   /* session (after register/login/resume) */
   int64_t player_id, session_id;
@@ -62,9 +72,15 @@ void conn_accept(struct server *s, uv_stream_t *listener);
 void conn_adopt(struct server *s, uv_os_sock_t fd,
                 const struct sockaddr_storage *peer);
 
-/* Queue b (borrowed: a reference is taken while needed). Over the hard cap
- * the connection is closed instead. No-op once closing/ending. */
+/* Queue b (borrowed: a reference is taken while needed). It is written at
+ * the end of the current loop iteration together with the connection's
+ * other messages of that iteration (conn_flush_all), in order. Over the
+ * hard cap the connection is closed instead. No-op once closing/ending. */
 void conn_send(conn *c, wbuf *b);
+/* Write every connection's gathered messages (server.c runs it from a
+ * uv_prepare and a uv_check handle: after the timers and after the I/O
+ * callbacks of every iteration). */
+void conn_flush_all(struct server *s);
 /* Encode j (borrowed) and queue it. */
 void conn_send_json(conn *c, const json_t *j);
 /* Replies. id borrowed; data steals. */

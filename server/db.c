@@ -75,6 +75,9 @@ struct db {
   unsigned max_batch;
 
   /* loop thread only */
+  db_fifo lq;        /* writes submitted during this loop iteration */
+  uv_prepare_t *hand_prep; /* hand lq to the writer at the iteration's end */
+  uv_check_t *hand_check;
   int closing;
   unsigned writes_inflight, reads_inflight;
   uint64_t busy_rejects;
@@ -402,6 +405,59 @@ static void async_close_cb(uv_handle_t *h) { free(h); }
 
 /* ---- submit -------------------------------------------------------------- */
 
+/* Writes are handed to the writer once per loop iteration, not one by one:
+ * one lock and at most one wake-up for everything the iteration produced
+ * (a read of many sockets submits many moves). Waking the writer per job
+ * cost a futex call, a context switch and lock contention per move, and
+ * split the group commit into tiny transactions. uv_prepare covers jobs
+ * from timers, uv_check those from I/O callbacks, so no job waits past its
+ * own iteration. */
+static void handoff(db *d) {
+  if (!d->lq.head) return;
+  uv_mutex_lock(&d->lock);
+  int was_empty = d->wq.head == NULL;
+  fifo_append(&d->wq, d->lq.head, d->lq.tail, d->lq.n);
+  /* The writer only sleeps on an empty queue. */
+  if (was_empty) uv_cond_signal(&d->wcond);
+  uv_mutex_unlock(&d->lock);
+  d->lq.head = d->lq.tail = NULL;
+  d->lq.n = 0;
+}
+
+static void hand_prep_cb(uv_prepare_t *h) { handoff(h->data); }
+static void hand_check_cb(uv_check_t *h) { handoff(h->data); }
+static void hand_close_cb(uv_handle_t *h) { free(h); }
+
+static int hand_start(db *d, uv_loop_t *loop) {
+  d->hand_prep = malloc(sizeof *d->hand_prep);
+  d->hand_check = malloc(sizeof *d->hand_check);
+  if (!d->hand_prep || !d->hand_check) {
+    free(d->hand_prep);
+    free(d->hand_check);
+    d->hand_prep = NULL;
+    d->hand_check = NULL;
+    return -1;
+  }
+  uv_prepare_init(loop, d->hand_prep);
+  uv_check_init(loop, d->hand_check);
+  d->hand_prep->data = d->hand_check->data = d;
+  uv_prepare_start(d->hand_prep, hand_prep_cb);
+  uv_check_start(d->hand_check, hand_check_cb);
+  /* Never keep the loop alive by themselves. */
+  uv_unref((uv_handle_t *)d->hand_prep);
+  uv_unref((uv_handle_t *)d->hand_check);
+  return 0;
+}
+
+static void hand_stop(db *d) {
+  if (!d->hand_prep) return;
+  /* Heap handles: d is freed before the loop runs their close callbacks. */
+  uv_close((uv_handle_t *)d->hand_prep, hand_close_cb);
+  uv_close((uv_handle_t *)d->hand_check, hand_close_cb);
+  d->hand_prep = NULL;
+  d->hand_check = NULL;
+}
+
 static int submit(db *d, db_job_fn fn, void *ctx, db_done_cb cb, int is_read) {
   if (!d || !fn) return AGON_EINVAL;
   if (d->closing) return AGON_ESHUTDOWN;
@@ -429,14 +485,14 @@ static int submit(db *d, db_job_fn fn, void *ctx, db_done_cb cb, int is_read) {
   if (is_read) d->reads_inflight++;
   else d->writes_inflight++;
 
+  if (!is_read) {
+    fifo_push(&d->lq, j);  /* handoff() at the end of this iteration */
+    return 0;
+  }
   uv_mutex_lock(&d->lock);
-  db_fifo *q = is_read ? &d->rq : &d->wq;
-  int was_empty = q->head == NULL;
-  fifo_push(q, j);
-  /* The writer only sleeps on an empty queue; readers may all be asleep, so
-   * wake one per read. */
-  if (is_read) uv_cond_signal(&d->rcond);
-  else if (was_empty) uv_cond_signal(&d->wcond);
+  fifo_push(&d->rq, j);
+  /* Readers may all be asleep: wake one per read. */
+  uv_cond_signal(&d->rcond);
   uv_mutex_unlock(&d->lock);
   return 0;
 }
@@ -598,6 +654,8 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
     d->readers[i].d = d;
     rc = open_conn(&d->readers[i].conn, cfg->path, 1, &d->cfg, err);
   }
+  if (rc == 0 && hand_start(d, loop) != 0)
+    rc = agon_err_set(err, AGON_ESTORAGE, "out of memory");
   if (rc == 0) {
     d->async = malloc(sizeof *d->async);
     if (!d->async || uv_async_init(loop, d->async, async_cb) != 0) {
@@ -619,6 +677,7 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
       d->readers[i].started = 1;
   }
   if (rc != 0) {
+    hand_stop(d);
     stop_threads(d);
     close_conns(d);
     if (d->async) uv_close((uv_handle_t *)d->async, async_close_cb);
@@ -632,6 +691,8 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
 void db_close(db *d) {
   if (!d) return;
   d->closing = 1;
+  handoff(d);
+  hand_stop(d);
   stop_threads(d); /* the threads drain their queues before exiting */
   while (deliver(d) > 0) {
   }
@@ -648,7 +709,7 @@ void db_stats_get(db *d, db_stats *out) {
   out->reads_inflight = d->reads_inflight;
   out->busy_rejects = d->busy_rejects;
   uv_mutex_lock(&d->lock);
-  out->queue_depth = d->wq.n;
+  out->queue_depth = d->wq.n + d->lq.n;
   out->commits = d->commits;
   out->commit_failures = d->commit_failures;
   out->write_jobs = d->write_jobs;

@@ -81,6 +81,40 @@ static void clamp_config(server_config *c) {
   if (c->max_conns == 0) c->max_conns = SERVER_MAX_CONNS_DEFAULT;
 }
 
+/* ---- output flushing ---------------------------------------------------- */
+
+/* conn_send gathers each connection's messages of one loop iteration; these
+ * write them. uv_prepare runs after the timers (clock flags, pings) and
+ * before the loop blocks; uv_check right after the I/O callbacks (requests,
+ * database completions), so nothing waits past its own iteration. Both are
+ * unreferenced: they never keep the loop alive. */
+static void flush_prep_cb(uv_prepare_t *h) { conn_flush_all(h->data); }
+static void flush_check_cb(uv_check_t *h) { conn_flush_all(h->data); }
+static void flush_handle_closed_cb(uv_handle_t *h) { free(h); }
+
+static void flush_start(struct server *s) {
+  s->flush_prep = xmalloc(sizeof *s->flush_prep);
+  s->flush_check = xmalloc(sizeof *s->flush_check);
+  uv_prepare_init(s->loop, s->flush_prep);
+  uv_check_init(s->loop, s->flush_check);
+  s->flush_prep->data = s->flush_check->data = s;
+  uv_prepare_start(s->flush_prep, flush_prep_cb);
+  uv_check_start(s->flush_check, flush_check_cb);
+  uv_unref((uv_handle_t *)s->flush_prep);
+  uv_unref((uv_handle_t *)s->flush_check);
+}
+
+static void flush_stop(struct server *s) {
+  if (s->flush_prep == NULL) return;
+  conn_flush_all(s);
+  /* Heap handles freed by their close_cb: server_free may free s before
+   * the loop runs the callbacks. */
+  uv_close((uv_handle_t *)s->flush_prep, flush_handle_closed_cb);
+  uv_close((uv_handle_t *)s->flush_check, flush_handle_closed_cb);
+  s->flush_prep = NULL;
+  s->flush_check = NULL;
+}
+
 int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
                agon_err *err) {
   *out = NULL;
@@ -90,6 +124,8 @@ int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
   clamp_config(&s->cfg);
   s->addrs = rl_table_new();
   s->hello_data = handlers_hello_data(s, &s->hello_len);
+  s->rbuf = xmalloc(PROTO_FRAMER_BUFSIZE(s->cfg.max_line));
+  flush_start(s);
   int rc;
 
   if ((rc = make_parent_dirs(cfg->db_path, err)) != 0) goto fail;
@@ -194,6 +230,7 @@ static void stop_step(struct server *s) {
     rooms_close(s);
     lobby_close(s);
     uv_close((uv_handle_t *)&s->shutdown_timer, handle_closed_cb);
+    flush_stop(s);
     if (s->done_cb) s->done_cb(s->done_arg);
   }
 }
@@ -254,7 +291,9 @@ void server_free(server *s) {
   lobby_close(s);
   if (s->listening && !uv_is_closing((uv_handle_t *)&s->listener))
     uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
+  flush_stop(s);
   rl_table_free(s->addrs);
+  free(s->rbuf);
   free(s->hello_data);
   free(s);
 }

@@ -23,6 +23,11 @@ struct server {
   rl_table *addrs;
   struct ops *ops;         /* PROXY listener, metrics, backup (ops.h) */
   conn *conns;             /* open (not closing) connections */
+  conn *flush_head;        /* connections with gathered output */
+  char *rbuf;              /* read buffer shared by all connections
+                              (conn.c), PROTO_FRAMER_BUFSIZE(max_line) */
+  uv_prepare_t *flush_prep; /* heap: freed by their close_cb */
+  uv_check_t *flush_check;
   unsigned nconns;
   unsigned nalive;         /* allocated connections, closing ones included */
   uint64_t next_conn_id;

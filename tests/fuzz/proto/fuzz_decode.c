@@ -39,6 +39,21 @@ static void check_line(const json_t *j, const char *re, const json_t *id) {
   free(big);
 }
 
+/* proto_encode is its own encoder: byte for byte what jansson's
+ * json_dumpb(JSON_COMPACT) makes, plus the newline. */
+static void same_as_jansson(const json_t *j) {
+  size_t need = json_dumpb(j, NULL, 0, JSON_COMPACT);
+  FUZZ_CHECK(need > 0);
+  char *a = malloc(need + 1), *b = malloc(need + 1);
+  FUZZ_CHECK(a != NULL && b != NULL);
+  FUZZ_CHECK(json_dumpb(j, a, need, JSON_COMPACT) == need);
+  FUZZ_CHECK(proto_encode(j, b, need) == (long)need + 1);  /* too small */
+  FUZZ_CHECK(proto_encode(j, b, need + 1) == (long)need + 1);
+  FUZZ_CHECK(memcmp(a, b, need) == 0 && b[need] == '\n');
+  free(a);
+  free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   proto_msg m;
@@ -72,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   json_t *r = proto_reply_ok(m.type, m.id, json_deep_copy(m.root));
   check_line(r, m.type, m.id);
+  same_as_jansson(r);
   json_decref(r);
   r = proto_reply_err(m.type, m.id, AGON_ERATELIMIT, NULL, 1200);
   check_line(r, m.type, m.id);
