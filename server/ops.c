@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backup.h"
+#include "limits.h"
 #include "limits_ops.h"
 #include "log.h"
 #include "metrics.h"
