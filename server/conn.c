@@ -57,6 +57,46 @@ static void pend_drop(conn *c) {
   c->npend = 0;
 }
 
+/* ---- player index ------------------------------------------------------- */
+
+static conn **player_slot(struct server *s, int64_t pid) {
+  /* Player ids are sequential rowids: the low bits spread them evenly. */
+  return &s->by_player[(uint64_t)pid & (SERVER_PLAYER_SLOTS - 1)];
+}
+
+static void player_unlink(conn *c) {
+  if (c->pprev == NULL) return;
+  *c->pprev = c->pnext;
+  if (c->pnext) c->pnext->pprev = c->pprev;
+  c->pnext = NULL;
+  c->pprev = NULL;
+}
+
+void conn_set_player(conn *c, int64_t pid) {
+  player_unlink(c);
+  c->player_id = pid;
+  if (pid == 0 || c->closing) return;
+  conn **head = player_slot(c->srv, pid);
+  c->pnext = *head;
+  if (*head) (*head)->pprev = &c->pnext;
+  c->pprev = head;
+  *head = c;
+}
+
+static conn *player_match(conn *c, int64_t pid) {
+  while (c && c->player_id != pid) c = c->pnext;
+  return c;
+}
+
+conn *conn_player_first(struct server *s, int64_t pid) {
+  if (pid == 0) return NULL;
+  return player_match(*player_slot(s, pid), pid);
+}
+
+conn *conn_player_next(const conn *c) {
+  return player_match(c->pnext, c->player_id);
+}
+
 void conn_close(conn *c, const char *why) {
   if (c->closing) return;
   c->closing = 1;
@@ -74,6 +114,7 @@ void conn_close(conn *c, const char *why) {
   if (c->next) c->next->prev = c->prev;
   c->prev = c->next = NULL;
   s->nconns--;
+  player_unlink(c);
   if (c->addr) c->addr->conns--;
   c->addr = NULL;
   /* Unlinked first, so the lobby sees whether other connections of the

@@ -55,7 +55,8 @@ typedef struct conn {
   unsigned char npend, flush_queued;
 
   /* session (after register/login/resume) */
-  int64_t player_id, session_id;
+  int64_t player_id, session_id;  /* set with conn_set_player */
+  struct conn *pnext, **pprev; /* server's by_player chain (open only) */
   char name[24];
 
   /* live play */
@@ -104,6 +105,16 @@ void conn_kick_retry(conn *c, const char *reason, const char *msg,
 void conn_end(conn *c);
 /* Hard close now (queued output dropped). why is logged. Idempotent. */
 void conn_close(conn *c, const char *why);
+
+/* Log c in as player pid (0: log out), keeping the server's player index
+ * current. A closing connection is not indexed. */
+void conn_set_player(conn *c, int64_t pid);
+/* Open connections of player pid: first, then next (NULL at the end).
+ * O(chain) instead of O(connections). A conn_close during the walk
+ * unlinks that connection: take the next one before anything that may
+ * close, or snapshot the targets. */
+conn *conn_player_first(struct server *s, int64_t pid);
+conn *conn_player_next(const conn *c);
 
 /* Async operations: begin before handing c to a callback-taking API; in the
  * callback, conn_op_end returns 1 when c is still usable (not closing), and

@@ -285,7 +285,7 @@ static void session_cb(void *arg, const account_result *res) {
              agon_err_name(res->status));
     reply_account_error(c, op, res);
   } else {
-    c->player_id = res->player_id;
+    conn_set_player(c, res->player_id);
     c->session_id = res->session_id;
     snprintf(c->name, sizeof c->name, "%s", res->name);
     log_info("conn %llu: %s as %s (player %lld)", (unsigned long long)c->id,
@@ -368,7 +368,7 @@ static void logout_cb(void *arg, const account_result *res) {
   log_info("conn %llu: logout of %s", (unsigned long long)c->id, c->name);
   rooms_conn_gone(c);
   lobby_conn_gone(c);
-  c->player_id = 0;
+  conn_set_player(c, 0);
   c->session_id = 0;
   c->name[0] = '\0';
   c->last_req_ms = uv_now(c->srv->loop);

@@ -85,8 +85,11 @@ static void send_to(struct server *s, int64_t pid, const json_t *j) {
    * second). */
   if (pid == 0 && s->lobby->subs == 0) return;
   unsigned n = 0;
-  for (conn *c = s->conns; c; c = c->next)
-    if (!c->closing && (pid ? c->player_id == pid : c->lobby_sub)) n++;
+  if (pid)  /* the player index, not the O(connections) walk */
+    for (conn *c = conn_player_first(s, pid); c; c = conn_player_next(c))
+      n += !c->closing;
+  else
+    for (conn *c = s->conns; c; c = c->next) n += !c->closing && c->lobby_sub;
   if (n == 0) return;
   wbuf *b = wbuf_from_json(j);
   if (b == NULL) return;
@@ -94,8 +97,9 @@ static void send_to(struct server *s, int64_t pid, const json_t *j) {
    * cap), which unlinks it from the open list we would be walking. */
   conn **tg = xmalloc(n * sizeof *tg);
   unsigned k = 0;
-  for (conn *c = s->conns; c && k < n; c = c->next)
-    if (!c->closing && (pid ? c->player_id == pid : c->lobby_sub)) {
+  for (conn *c = pid ? conn_player_first(s, pid) : s->conns; c && k < n;
+       c = pid ? conn_player_next(c) : c->next)
+    if (!c->closing && (pid || c->lobby_sub)) {
       tg[k++] = c;
       conn_op_begin(c);
     }
@@ -145,8 +149,8 @@ void lobby_conn_gone(conn *c) {
     s->lobby->subs--;
   }
   if (pid == 0) return;
-  for (conn *o = s->conns; o; o = o->next)
-    if (o != c && !o->closing && o->player_id == pid) return;
+  for (conn *o = conn_player_first(s, pid); o; o = conn_player_next(o))
+    if (o != c && !o->closing) return;
   offer *next;
   for (offer *o = s->lobby->head; o; o = next) {
     next = o->next;

@@ -331,13 +331,19 @@ static void detach_finished(conn *c) {
 
 /* Attach every open connection of both players (game start). */
 static void attach_players(room *r) {
-  for (conn *c = r->srv->conns; c; c = c->next) {
-    int seat = seat_of_player(r, c->player_id);
-    if (seat < 0 || c->closing) continue;
-    detach_finished(c);
-    if (room_attach(r, c, seat) != 0)
-      log_warn("game %lld: conn %llu not attached (too many games)",
-               (long long)r->id, (unsigned long long)c->id);
+  /* Through the player index: walking every connection per game start
+   * cost ~2.5% of the loop at 2 000 connections. */
+  for (int seat = 0; seat < 2; seat++) {
+    if (seat == 1 && r->player[1] == r->player[0]) break;
+    for (conn *c = conn_player_first(r->srv, r->player[seat]), *next; c;
+         c = next) {
+      next = conn_player_next(c);
+      if (c->closing) continue;
+      detach_finished(c);
+      if (room_attach(r, c, seat_of_player(r, c->player_id)) != 0)
+        log_warn("game %lld: conn %llu not attached (too many games)",
+                 (long long)r->id, (unsigned long long)c->id);
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <uv.h>
 
 #include "accounts.h"
+#include "limits.h"
 #include "conn.h"
 #include "db.h"
 #include "ratelimit.h"
@@ -23,6 +24,8 @@ struct server {
   rl_table *addrs;
   struct ops *ops;         /* PROXY listener, metrics, backup (ops.h) */
   conn *conns;             /* open (not closing) connections */
+  conn *by_player[SERVER_PLAYER_SLOTS]; /* logged-in open connections,
+                              chained by pnext (conn_set_player) */
   conn *flush_head;        /* connections with gathered output */
   char *rbuf;              /* read buffer shared by all connections
                               (conn.c), PROTO_FRAMER_BUFSIZE(max_line) */
