@@ -1,0 +1,205 @@
+"""Online play with the agon client against a real agond (--port 0,
+temporary database): two players (two config directories) play complete
+games of all five rulesets with the scriptable subcommands (seek in the
+background, accept, move, play, games-mine, seeks), legal moves picked by
+agon-rules from the position the client prints; the screen and the turn
+line checked; a resignation; a game that survives an agond restart in the
+middle (the client reconnects and rejoins with its last seq).
+
+usage: test_online.py AGON AGOND AGON_RULES"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from client_harness import check, finish  # noqa: E402
+from agon_harness import Server  # noqa: E402
+
+AGON, AGOND, RULES = sys.argv[1], sys.argv[2], sys.argv[3]
+GAMES = ["gambit-of-kings", "gambo-2019", "gambo-2023", "gwezboell", "gomony"]
+MAX_PLIES = 600  # then resign: every game still ends with a result
+PASSWORD = "correct horse battery"
+TIMEOUT = 30
+
+
+class Player:
+    def __init__(self, name):
+        self.name = name
+        self.cfg = tempfile.mkdtemp(prefix="agon-cfg-%s-" % name)
+
+    def env(self):
+        e = dict(os.environ, XDG_CONFIG_HOME=self.cfg, AGON_PASSWORD=PASSWORD)
+        return e
+
+    def args(self, *a):
+        return [AGON, "--port", str(srv.port)] + list(a)
+
+    def run(self, *a):
+        return subprocess.run(self.args(*a), capture_output=True, text=True,
+                              env=self.env(), timeout=TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+
+    def json(self, *a):
+        r = self.run("--json", *a)
+        try:
+            return r.returncode, json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return r.returncode, {"stdout": r.stdout, "stderr": r.stderr}
+
+
+def start(a, b, game, tc="60+0", extra=()):
+    """a seeks (in the background, it waits for the opponent), b accepts."""
+    p = subprocess.Popen(a.args("--json", "seek", game, "--tc", tc, *extra),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=a.env(), stdin=subprocess.DEVNULL)
+    first = json.loads(p.stdout.readline())
+    check(first.get("ok") and first.get("seek_id"),
+          "%s: seek prints its id: %r" % (game, first))
+    rc, lst = b.json("seeks", game)
+    check(rc == 0 and any(s["seek_id"] == first["seek_id"] for s in lst["seeks"]),
+          "%s: seeks lists it" % game)
+    rc, acc = b.json("accept", str(first["seek_id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    st = json.loads(out.strip().splitlines()[-1])
+    check(rc == 0 and acc.get("event") == "game_start" and p.returncode == 0
+          and st.get("event") == "game_start" and st["game_id"] == acc["game_id"],
+          "%s: accept starts the game for both (%r / %r)" % (game, acc, st))
+    return acc
+
+
+def legal(state):
+    args = [RULES, "legal", state["game"]]
+    for k, v in sorted((state.get("options") or {}).items()):
+        if v in ("", None):
+            continue
+        args += ["-o", "%s=%s" % (k, str(v).lower() if isinstance(v, bool) else v)]
+    args += ["--position", state["position"]]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
+    assert r.returncode == 0, (args, r.stderr)
+    return [l for l in r.stdout.split("\n") if l.strip()]
+
+
+def play_out(players, state, rng, max_plies=MAX_PLIES):
+    """Random legal moves, each by the player the client says is to move,
+    until the game ends. Returns (final state, plies)."""
+    by_name = {p.name: p for p in players}
+    gid = str(state["game_id"])
+    plies = 0
+    while state.get("outcome") is None and "game_end" not in state:
+        if plies >= max_plies:
+            mover = by_name[state["to_move_player"]]
+            rc, state = mover.json("resign", gid)
+            break
+        mover = by_name[state["to_move_player"]]
+        mv = rng.choice(legal(state))
+        rc, nstate = mover.json("move", gid, mv)
+        # +1, or +2 when the move ended the game (game_end has its seq).
+        if rc != 0 or nstate.get("seq") not in (state["seq"] + 1, state["seq"] + 2):
+            check(False, "move %s by %s accepted: %r" % (mv, mover.name, nstate))
+            return nstate, plies
+        state = nstate
+        plies += 1
+    return state, plies
+
+
+def main():
+    a, b = Player("alice"), Player("bob")
+    rng = random.Random(11)
+    for p in (a, b):
+        r = p.run("register", p.name)
+        check(r.returncode == 0, "register %s: %s" % (p.name, r.stderr))
+
+    for game in GAMES:
+        st = start(a, b, game)
+        gid = str(st["game_id"])
+        rc, mine = a.json("games-mine")
+        check(rc == 0 and any(str(g["game_id"]) == gid for g in mine["games"]),
+              "%s: games-mine lists the game" % game)
+        # The plain screen: board, names and whose turn.
+        r = a.run("play", gid)
+        check(r.returncode == 0 and "alice" in r.stdout and "bob" in r.stdout
+              and "to move" in r.stdout.splitlines()[-1],
+              "%s: play GAME-ID prints the screen and the turn (%r)" % (game, r.stderr))
+        # bob follows the game in the background: the broadcast move events
+        # applied by his client's rules core, one turn line per change.
+        fol = subprocess.Popen(b.args("play", gid, "--follow"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=b.env(), stdin=subprocess.DEVNULL)
+        rc, state = a.json("play", gid)
+        final, plies = play_out([a, b], state, rng)
+        end = final.get("game_end") or {}
+        check(end.get("result") in ("win", "draw"),
+              "%s: played to a result (%d plies, %r)" % (game, plies, end))
+        out, err = fol.communicate(timeout=TIMEOUT)
+        lines = out.strip().splitlines()
+        turns = [l for l in lines if l.startswith("game %s: " % gid)]
+        check(fol.returncode == 0 and turns and "game over" in turns[-1],
+              "%s: the follower ends with the result: %r" % (game, turns[-1:]))
+        check(len(turns) >= plies,
+              "%s: the follower saw every move (%d lines, %d plies)" % (game, len(turns), plies))
+        if end.get("result") == "win":
+            check(end["winner"] and end["winner"].lower() in turns[-1].lower(),
+                  "%s: the result names the winner %s" % (game, end["winner"]))
+        rc, mv = a.json("move", gid, "x")
+        # game_over while the finished room lives, not_found once gone.
+        check(rc == 1 and mv.get("error", {}).get("code") in ("game_over", "not_found"),
+              "%s: a move after the end is refused, exit 1 (%r)" % (game, mv))
+
+    # Resignation by the player not to move, with the text output.
+    st = start(a, b, "gomony")
+    gid = str(st["game_id"])
+    waiting = b if st["to_move_player"] == a.name else a
+    r = waiting.run("resign", gid)
+    check(r.returncode == 0 and "game over" in r.stdout and "resign" in r.stdout,
+          "resign: text output shows the result: %r" % r.stdout[-200:])
+
+    # A wrong move: refused with the rules core's reason, exit 1, the game
+    # unchanged.
+    st = start(a, b, "gwezboell")
+    gid = str(st["game_id"])
+    mover = a if st["to_move_player"] == a.name else b
+    other = b if mover is a else a
+    r = other.run("move", gid, legal(st)[0])
+    check(r.returncode == 1 and "not your turn" in r.stderr.lower().replace("_", " "),
+          "out of turn: refused (%r)" % r.stderr)
+
+    # Restart agond in the middle of a game: the moves continue from the
+    # stored state, the client reconnects and rejoins.
+    rc, state = mover.json("move", gid, rng.choice(legal(st)))
+    check(rc == 0 and state["seq"] == st["seq"] + 1, "a move before the restart")
+    global srv
+    srv.stop()
+    srv.start()
+    # The port changed (--port 0): the saved session is per host:port, so
+    # carry the tokens over.
+    for p in (a, b):
+        sess = os.path.join(p.cfg, "agon", "sessions.json")
+        with open(sess) as f:
+            text = f.read()
+        old = [k for k in json.loads(text)][0]
+        with open(sess, "w") as f:
+            f.write(text.replace(old, "127.0.0.1:%d" % srv.port))
+    rc, state2 = other.json("play", gid)
+    check(rc == 0 and state2["seq"] == state["seq"] and
+          state2["position"] == state["position"],
+          "after the restart the game resumes at the same seq and position")
+    final, plies = play_out([a, b], state2, rng, max_plies=10)
+    check(final.get("game_end") is not None, "the resumed game ends (%d plies)" % plies)
+
+
+srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
+                          "--login-addr-burst", "100000"]).start()
+try:
+    main()
+finally:
+    if srv.proc and srv.proc.poll() is None:
+        srv.stop()
+    print("---- agond log tail\n" + srv.log()[-1500:]) if False else None
+    srv.cleanup()
+finish()
