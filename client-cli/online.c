@@ -427,6 +427,19 @@ json_t *online_state_json(const online *o) {
       "outcome", game_outcome_json(p->m.vt, oc));
   if (o->end) json_object_set(j, "game_end", o->end);
   if (o->options) json_object_set(j, "options", o->options);
+  /* The legal moves from the local rules core: a script can play without
+   * a rules engine of its own. */
+  static game_move mv[GAME_MAX_MOVES];
+  size_t n = 0;
+  json_t *legal = json_array();
+  if (game_match_legal(&p->m, mv, GAME_MAX_MOVES, &n) == 0) {
+    for (size_t i = 0; i < n; i++) {
+      char t[GAME_MOVE_TEXT_MAX];
+      if (p->m.vt->format_move(&p->m.st, &mv[i], t, sizeof t) >= 0)
+        json_array_append_new(legal, json_string(t));
+    }
+  }
+  json_object_set_new(j, "legal", legal);
   if (p->m.last_text[0] && p->n_moves)
     json_object_set_new(j, "last_move", json_string(p->m.last_text));
   return j;
