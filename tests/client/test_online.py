@@ -13,12 +13,15 @@ import random
 import shutil
 import subprocess
 import sys
+import socket
 import tempfile
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from client_harness import check, finish  # noqa: E402
+from client_harness import Tmux, check, finish  # noqa: E402
 from agon_harness import Server  # noqa: E402
 
 AGON, AGOND, RULES = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -26,12 +29,14 @@ GAMES = ["gambit-of-kings", "gambo-2019", "gambo-2023", "gwezboell", "gomony"]
 MAX_PLIES = 600  # then resign: every game still ends with a result
 PASSWORD = "correct horse battery"
 TIMEOUT = 30
+CFGS = []
 
 
 class Player:
     def __init__(self, name):
         self.name = name
         self.cfg = tempfile.mkdtemp(prefix="agon-cfg-%s-" % name)
+        CFGS.append(self.cfg)
 
     def env(self):
         e = dict(os.environ, XDG_CONFIG_HOME=self.cfg, AGON_PASSWORD=PASSWORD)
@@ -51,6 +56,83 @@ class Player:
             return r.returncode, json.loads(r.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
             return r.returncode, {"stdout": r.stdout, "stderr": r.stderr}
+
+
+class Proxy:
+    """A TCP relay on its own port 0 in front of agond: cut() drops every
+    connection (a network failure), retarget() follows a restarted agond
+    to its new port while the clients keep the relay's."""
+
+    def __init__(self, port):
+        self.target = port
+        self.lsock = socket.socket()
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(16)
+        self.port = self.lsock.getsockname()[1]
+        self.socks = []
+        self.accepted = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                c.close()
+                continue
+            with self.lock:
+                self.socks += [c, u]
+                self.accepted += 1
+            for x, y in ((c, u), (u, c)):
+                threading.Thread(target=self._pipe, args=(x, y), daemon=True).start()
+
+    @staticmethod
+    def _pipe(x, y):
+        try:
+            while True:
+                d = x.recv(65536)
+                if not d:
+                    break
+                y.sendall(d)
+        except OSError:
+            pass
+        for z in (x, y):
+            try:
+                z.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            socks, self.socks = self.socks, []
+        for z in socks:
+            try:
+                z.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            z.close()
+
+    def retarget(self, port):
+        self.target = port
+
+    def close(self):
+        self.lsock.close()
+        self.cut()
+
+
+def share_session(p, from_port, to_port):
+    """Sessions are saved per host:port: make p's usable on another port."""
+    path = os.path.join(p.cfg, "agon", "sessions.json")
+    with open(path) as f:
+        data = json.load(f)
+    data["127.0.0.1:%d" % to_port] = data["127.0.0.1:%d" % from_port]
+    with open(path, "w") as f:
+        json.dump(data, f)
 
 
 def start(a, b, game, tc="60+0", extra=()):
@@ -123,7 +205,9 @@ def main():
               "%s: games-mine lists the game" % game)
         # The plain screen: board, names and whose turn.
         r = a.run("play", gid)
-        check(r.returncode == 0 and "alice" in r.stdout and "bob" in r.stdout
+        # Names by side once sides are known; a Gambo chooser game names
+        # the opponent in the message until the choice.
+        check(r.returncode == 0 and "bob" in r.stdout
               and "to move" in r.stdout.splitlines()[-1],
               "%s: play GAME-ID prints the screen and the turn (%r)" % (game, r.stderr))
         # bob follows the game in the background: the broadcast move events
@@ -169,6 +253,8 @@ def main():
     check(r.returncode == 1 and "not your turn" in r.stderr.lower().replace("_", " "),
           "out of turn: refused (%r)" % r.stderr)
 
+    interactive(a, b, rng)
+
     # Restart agond in the middle of a game: the moves continue from the
     # stored state, the client reconnects and rejoins.
     rc, state = mover.json("move", gid, rng.choice(legal(st)))
@@ -179,12 +265,7 @@ def main():
     # The port changed (--port 0): the saved session is per host:port, so
     # carry the tokens over.
     for p in (a, b):
-        sess = os.path.join(p.cfg, "agon", "sessions.json")
-        with open(sess) as f:
-            text = f.read()
-        old = [k for k in json.loads(text)][0]
-        with open(sess, "w") as f:
-            f.write(text.replace(old, "127.0.0.1:%d" % srv.port))
+        fix_session(p, srv.port)
     rc, state2 = other.json("play", gid)
     check(rc == 0 and state2["seq"] == state["seq"] and
           state2["position"] == state["position"],
@@ -193,13 +274,91 @@ def main():
     check(final.get("game_end") is not None, "the resumed game ends (%d plies)" % plies)
 
 
+def interactive(a, b, rng):
+    """alice plays in the full-screen view on a terminal (tmux), through a
+    relay that loses the connection and then reaches a restarted agond;
+    bob plays with the subcommands. The view shows bob's moves as the
+    server broadcasts them, before and after each reconnection."""
+    global srv
+    st = start(a, b, "gwezboell")
+    gid = str(st["game_id"])
+    proxy = Proxy(srv.port)
+    share_session(a, srv.port, proxy.port)
+    t = Tmux([AGON, "--port", str(proxy.port), "play", gid],
+             env={"XDG_CONFIG_HOME": a.cfg})
+    try:
+        scr = t.wait(lambda s: "online game" in s and "bob" in s)
+        check(scr is not None, "play GAME-ID on a terminal shows the game")
+
+        def bob_state():
+            return b.json("play", gid)[1]
+
+        def step(what):
+            """The player to move makes one move; alice's screen must show
+            it (her own typed one too, confirmed by the server)."""
+            state = bob_state()
+            mv = rng.choice(state["legal"])
+            if state["to_move_player"] == "alice":
+                t.type(mv)
+                t.keys("Enter")
+            else:
+                rc, _ = b.json("move", gid, mv)
+            ok = t.wait(lambda s: "ply %d" % (state["seq"] + 1) in s and mv in s,
+                        timeout=40)
+            check(ok is not None, "%s: alice's screen shows %s at ply %d"
+                  % (what, mv, state["seq"] + 1))
+            if ok is None:
+                print(t.screen())
+
+        step("move")
+        step("move")
+        proxy.cut()
+        step("after a cut connection")
+        step("after a cut connection")
+        check(proxy.accepted == 2, "alice's client reconnected after the cut "
+              "(%d connections)" % proxy.accepted)
+        scr = t.screen()
+        srv.stop()
+        srv.start()
+        proxy.retarget(srv.port)
+        for p in (a, b):
+            fix_session(p, srv.port)
+        share_session(a, srv.port, proxy.port)
+        step("after an agond restart")
+        step("after an agond restart")
+        check(proxy.accepted == 3, "and again after the restart (%d)" % proxy.accepted)
+        t.type("resign")
+        t.keys("Enter")
+        scr = t.wait(lambda s: "Game over" in s, timeout=20)
+        check(scr is not None and "resign" in scr,
+              "resign in the view: the result is shown")
+        t.type("quit")
+        t.keys("Enter")
+        check(t.exit_status() == "0", "quit leaves the view, exit 0")
+    finally:
+        t.close()
+        proxy.close()
+
+
+def fix_session(p, port):
+    """After a restart (--port 0 gives a new port) keep the saved token."""
+    path = os.path.join(p.cfg, "agon", "sessions.json")
+    with open(path) as f:
+        data = json.load(f)
+    first = list(data.values())[0]
+    data["127.0.0.1:%d" % port] = first
+    with open(path, "w") as f:
+        json.dump(data, f)
+
+
 srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
                           "--login-addr-burst", "100000"]).start()
 try:
     main()
 finally:
+    for d in CFGS:
+        shutil.rmtree(d, ignore_errors=True)
     if srv.proc and srv.proc.poll() is None:
         srv.stop()
-    print("---- agond log tail\n" + srv.log()[-1500:]) if False else None
     srv.cleanup()
 finish()
