@@ -336,12 +336,49 @@ def agon_client(agon, srv, front, cert, d):
     r = run("carol", "ping", ca=False)
     check(r.returncode == 1 and "not trusted" in r.stderr,
           "agon --tls without --ca refuses the certificate: %r" % r.stderr.strip())
-    # A host name the certificate does not name: 127.0.0.1 is in it, so
-    # name it by another (resolvable) spelling only if the system has one.
+    # The certificate names 127.0.0.1 too: a numeric --host verifies.
     r = subprocess.run([agon, "--tls", "--ca", cert, "--host", "127.0.0.1",
                         "--port", str(front), "ping"], capture_output=True,
                        text=True, env=env("carol"), timeout=60)
     check(r.returncode == 0, "the certificate's IP address verifies: %r" % r.stderr)
+    # A trusted certificate for another name (a TLS listener of this test
+    # on 127.0.0.1 with a self-signed certificate for agon.example.org
+    # only): the host name check refuses it.
+    okey, ocert = os.path.join(d, "other.key"), os.path.join(d, "other.pem")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                        "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-days", "2", "-subj", "/CN=agon.example.org",
+                        "-addext", "subjectAltName=DNS:agon.example.org",
+                        "-keyout", okey, "-out", ocert],
+                       capture_output=True, timeout=60)
+    check(p.returncode == 0, "a second certificate: %r" % p.stderr[-200:])
+    sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    sctx.load_cert_chain(ocert, okey)
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(4)
+    ls.settimeout(TIMEOUT)
+
+    def serve():
+        try:
+            c, _ = ls.accept()
+            try:
+                sctx.wrap_socket(c, server_side=True).close()
+            except (ssl.SSLError, OSError):
+                c.close()
+        except OSError:
+            pass
+    import threading
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    r = subprocess.run([agon, "--tls", "--ca", ocert, "--host", "127.0.0.1",
+                        "--port", str(ls.getsockname()[1]), "ping"],
+                       capture_output=True, text=True, env=env("carol"),
+                       timeout=60)
+    th.join(TIMEOUT)
+    ls.close()
+    check(r.returncode == 1 and "not trusted" in r.stderr and "mismatch" in r.stderr,
+          "agon --tls refuses a certificate for another host name: %r" % r.stderr.strip())
 
 
 if __name__ == "__main__":
