@@ -33,7 +33,7 @@ typedef struct online {
   int seat_side[2];        /* side index of each seat, -1 before choosing */
   int chooser_seat;        /* -1 when not a chooser game */
   char names[2][64];       /* by seat */
-  char side_names[2][64];  /* by side (for the view) */
+  char side_names[2][72];  /* by side (for the view): name + " (you)" */
   char end_reason[48];     /* game_end reason (game_match_end keeps it) */
   json_t *end;             /* new: the game_end event, once seen */
   json_t *options;         /* new: the game's options as the server sent */
