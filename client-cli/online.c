@@ -88,10 +88,16 @@ static void apply_event(online *o, const json_t *ev) {
     return;
   }
   if (!strcmp(name, "game_reload")) {
-    o->lost = 1;  /* rejoin from our seq, as after a reconnect */
+    o->resync = 1;  /* rejoin from our seq */
     return;
   }
   if (seq <= o->seq) return;
+  if (seq != o->seq + 1) {
+    /* Something in between was missed (e.g. it arrived before this game
+     * was loaded): join from our seq fills the gap in order. */
+    o->resync = 1;
+    return;
+  }
   int seat = (int)json_integer_value(json_object_get(ev, "seat"));
   if (!strcmp(name, "move")) {
     const char *mv = json_string_value(json_object_get(ev, "move"));
@@ -100,8 +106,8 @@ static void apply_event(online *o, const json_t *ev) {
       /* Cannot happen with the same rules core; resync from a snapshot. */
       snprintf(p->message, sizeof p->message,
                "local copy out of step (%s): rejoining", mv ? err.msg : "?");
-      o->seq = seq;
-      o->lost = 1;
+      o->resync = 1;
+      o->seq = -1;  /* join without since_seq: the snapshot, not a replay */
       return;
     }
     o->seq = seq;
@@ -294,12 +300,13 @@ int online_load(online *o, const json_t *start, agon_err *err) {
 
 int online_join(online *o, agon_err *err) {
   json_t *f = json_pack("{s:I}", "game_id", (json_int_t)o->game_id);
-  if (o->loaded) json_object_set_new(f, "since_seq", json_integer(o->seq));
+  if (o->loaded && o->seq >= 0)
+    json_object_set_new(f, "since_seq", json_integer(o->seq));
   json_t *d = NULL;
   int rc = sess_request(o->s, "join", f, SESS_TIMEOUT_MS, &d, NULL, err);
   if (rc) return rc;
   const json_t *events = json_object_get(d, "events");
-  if (o->loaded && json_is_array(events)) {
+  if (o->loaded && o->seq >= 0 && json_is_array(events)) {
     size_t i;
     json_t *ev;
     json_array_foreach(events, i, ev) apply_event(o, ev);
@@ -310,6 +317,7 @@ int online_join(online *o, agon_err *err) {
     rc = online_load(o, json_object_get(d, "game"), err);
   }
   o->lost = 0;
+  o->resync = 0;
   json_decref(d);
   return rc;
 }
@@ -332,10 +340,17 @@ static int lost(int rc) { return rc == AGON_ESHUTDOWN || rc == AGON_ETIMEOUT; }
 
 int online_pump(online *o, int timeout_ms, agon_err *err) {
   int rc = 0;
-  if (!o->lost) rc = sess_pump(o->s, timeout_ms, err);
+  if (!o->lost && !o->resync) rc = sess_pump(o->s, timeout_ms, err);
   if (o->lost || lost(rc) || o->s->closed) {
     o->lost = 1;
-    rc = reconnect(o, err);
+    return reconnect(o, err);
+  }
+  if (!rc && o->resync) {
+    rc = online_join(o, err);
+    if (lost(rc)) {
+      o->lost = 1;
+      return reconnect(o, err);
+    }
   }
   return rc;
 }
@@ -361,12 +376,13 @@ int online_move(online *o, const char *move, agon_err *err) {
     /* The event may follow the reply; and an ending move's game_end. */
     long long deadline = play_now_ms() + SESS_TIMEOUT_MS;
     while (play_now_ms() < deadline && !o->lost) {
+      if (o->resync && (rc = online_pump(o, 0, err)) != 0) break;
       int over = game_match_outcome(&o->p->m).result != GAME_ONGOING;
       if (o->seq >= want && (!over || o->end)) break;
       rc = sess_pump(o->s, 100, err);
       if (rc) break;
     }
-    if (o->lost || lost(rc)) return online_pump(o, 0, err);
+    if (o->lost || lost(rc) || o->resync) return online_pump(o, 0, err);
     return 0;
   }
 }

@@ -39,6 +39,7 @@ typedef struct online {
   json_t *options;         /* new: the game's options as the server sent */
   int loaded;
   int lost;                /* the connection dropped; reconnect pending */
+  int resync;              /* a seq gap or game_reload: join again */
 } online;
 
 /* Attach to sess s (sets its event callback) for game_id. */
