@@ -892,9 +892,7 @@ static int cmd_game(const opts *o, const char *what) {
   if (!rc && !strcmp(what, "resign")) rc = online_action(&g, "resign", &err);
   if (!rc) {
     /* A move may end the game: its game_end is on the way. */
-    for (int i = 0; i < 20 && !g.end && !s.closed &&
-                    game_match_outcome(&p.m).result != GAME_ONGOING;
-         i++)
+    for (int i = 0; i < 20 && !g.end && !s.closed && online_over(&g); i++)
       sess_pump(&s, 100, NULL);
     rc = run_game(o, &g);
   } else {

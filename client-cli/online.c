@@ -111,6 +111,7 @@ static void apply_event(online *o, const json_t *ev) {
       return;
     }
     o->seq = seq;
+    if (json_is_object(json_object_get(ev, "outcome"))) o->ending = 1;
     const json_t *sides = json_object_get(ev, "sides");
     if (json_is_array(sides)) {
       for (int i = 0; i < 2; i++)
@@ -377,7 +378,7 @@ int online_move(online *o, const char *move, agon_err *err) {
     long long deadline = play_now_ms() + SESS_TIMEOUT_MS;
     while (play_now_ms() < deadline && !o->lost) {
       if (o->resync && (rc = online_pump(o, 0, err)) != 0) break;
-      int over = game_match_outcome(&o->p->m).result != GAME_ONGOING;
+      int over = online_over(o);
       if (o->seq >= want && (!over || o->end)) break;
       rc = sess_pump(o->s, 100, err);
       if (rc) break;
@@ -406,6 +407,11 @@ int online_action(online *o, const char *type, agon_err *err) {
   while (want > 0 && o->seq < want && play_now_ms() < deadline)
     if (sess_pump(o->s, 100, err)) break;
   return 0;
+}
+
+int online_over(const online *o) {
+  return o->end || o->ending ||
+         (o->loaded && game_match_outcome(&o->p->m).result != GAME_ONGOING);
 }
 
 int online_seat_to_move(const online *o) {

@@ -39,6 +39,9 @@ typedef struct online {
   json_t *options;         /* new: the game's options as the server sent */
   int loaded;
   int lost;                /* the connection dropped; reconnect pending */
+  int ending;              /* a move event said the game ended: game_end
+                              follows (the local copy may not know, e.g.
+                              repetition across a fresh join) */
   int resync;              /* a seq gap or game_reload: join again */
 } online;
 
@@ -62,6 +65,8 @@ int online_action(online *o, const char *type, agon_err *err);
 /* Read what has arrived (waiting up to timeout_ms), reconnecting when the
  * connection was lost. 0 or an AGON_E* code. */
 int online_pump(online *o, int timeout_ms, agon_err *err);
+/* Is the game over or its game_end on the way? */
+int online_over(const online *o);
 /* Seat of the player to move, -1 when none (over, or unknown). */
 int online_seat_to_move(const online *o);
 /* Summary for scripts: game_id, seq, game, position, to_move (side name or

@@ -254,6 +254,7 @@ def main():
           "out of turn: refused (%r)" % r.stderr)
 
     interactive(a, b, rng)
+    seek_on_terminal(a, b, rng)
 
     # Restart agond in the middle of a game: the moves continue from the
     # stored state, the client reconnects and rejoins.
@@ -338,6 +339,51 @@ def interactive(a, b, rng):
     finally:
         t.close()
         proxy.close()
+
+
+def seek_on_terminal(a, b, rng):
+    """agon seek on a terminal waits, then opens the play view with the
+    server's clocks when the opponent accepts; a draw offered in the view
+    and accepted there too is not possible alone, so the game ends by
+    resignation from the view."""
+    import re
+    t = Tmux([AGON, "--port", str(srv.port), "seek", "gomony", "--tc", "5+3"],
+             env={"XDG_CONFIG_HOME": a.cfg})
+    try:
+        scr = t.wait_text("waiting for an opponent")
+        m = re.search(r"seek (\d+): waiting", scr or "")
+        check(m is not None, "seek on a terminal waits for an opponent")
+        if not m:
+            return
+        rc, st = b.json("accept", m.group(1))
+        check(rc == 0, "bob accepts the terminal's seek")
+        scr = t.wait(lambda s: "online game" in s and "bob" in s)
+        check(scr is not None, "the seek turns into the play view")
+        check(scr is not None and re.search(r"\b0[45]:\d\d\b", scr),
+              "the view shows the server's 5+3 clocks")
+        gid = str(st["game_id"])
+        for i in range(2):
+            state = b.json("play", gid)[1]
+            mv = rng.choice(state["legal"])
+            if state["to_move_player"] == "alice":
+                t.type(mv)
+                t.keys("Enter")
+            else:
+                b.json("move", gid, mv)
+            ok = t.wait(lambda s: "ply %d" % (state["seq"] + 1) in s)
+            check(ok is not None, "seek view: ply %d shown" % (state["seq"] + 1))
+        t.type("draw")
+        t.keys("Enter")
+        check(t.wait_text("Draw offered") is not None, "draw offered from the view")
+        rc, _ = b.json("resign", gid)
+        scr = t.wait(lambda s: "Game over" in s)
+        check(scr is not None and "resign" in scr,
+              "the opponent's resignation reaches the view")
+        t.type("quit")
+        t.keys("Enter")
+        check(t.exit_status() == "0", "seek view: quit, exit 0")
+    finally:
+        t.close()
 
 
 def fix_session(p, port):
