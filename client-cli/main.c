@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -912,6 +913,9 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  /* OpenSSL writes with write(2), not send(MSG_NOSIGNAL): a peer gone
+   * mid-write must be an error we reconnect from, not SIGPIPE. */
+  if (o.net.tls) signal(SIGPIPE, SIG_IGN);
   const char *cmd = o.pos[0];
   if (!strcmp(cmd, "local")) return cmd_local(&o);
   if (!strcmp(cmd, "show")) return cmd_show(&o);
