@@ -706,6 +706,52 @@ static int started(const opts *o, sess *s, const char *token,
   return rc;
 }
 
+/* Post the seek (fields borrowed, copied) and say so. */
+static int seek_post(const opts *o, sess *s, const json_t *fields,
+                     long long *sid, agon_err *err) {
+  json_t *d = NULL;
+  int rc = sess_request(s, "seek_create", json_deep_copy(fields),
+                        SESS_TIMEOUT_MS, &d, NULL, err);
+  if (rc) return rc;
+  *sid = json_integer_value(json_object_get(d, "seek_id"));
+  json_decref(d);
+  if (o->json)
+    print_json(json_pack("{s:b, s:s, s:I}", "ok", 1, "command", "seek",
+                         "seek_id", (json_int_t)*sid));
+  else
+    printf("seek %lld: waiting for an opponent (Ctrl-C cancels)\n", *sid);
+  fflush(stdout);
+  return 0;
+}
+
+/* A live game not in known (games_mine data from before the seek): it
+ * started while we were cut off; its join snapshot stands in for the lost
+ * game_start. */
+static int seek_find_game(sess *s, const json_t *known, start_wait *w,
+                          agon_err *err) {
+  json_t *d = NULL;
+  int rc = sess_request(s, "games_mine", NULL, SESS_TIMEOUT_MS, &d, NULL,
+                        err);
+  if (rc) return rc;
+  size_t i, j;
+  json_t *g, *k;
+  json_array_foreach(json_object_get(d, "games"), i, g) {
+    json_int_t id = json_integer_value(json_object_get(g, "game_id"));
+    int old = 0;
+    json_array_foreach(json_object_get(known, "games"), j, k)
+      old |= json_integer_value(json_object_get(k, "game_id")) == id;
+    if (old) continue;
+    json_t *jd = NULL;
+    rc = sess_request(s, "join", json_pack("{s:I}", "game_id", id),
+                      SESS_TIMEOUT_MS, &jd, NULL, err);
+    if (!rc) w->start = json_incref(json_object_get(jd, "game"));
+    json_decref(jd);
+    break;
+  }
+  json_decref(d);
+  return rc;
+}
+
 static int cmd_seek(const opts *o) {
   if (o->n_pos != 2) {
     fputs("usage: agon seek GAME [-o KEY=VALUE]... [--tc B+I] [--side S]\n",
@@ -729,37 +775,39 @@ static int cmd_seek(const opts *o) {
     snprintf(key, sizeof key, "%.*s", (int)(eq - o->kv[i]), o->kv[i]);
     json_object_set_new(opt, key, json_string(eq + 1));
   }
-  json_t *d = NULL;
   start_wait w = {NULL};
+  json_t *f = NULL, *known = NULL;
   if (!rc) {
-    json_t *f = json_pack("{s:s, s:o, s:s, s:s}", "game", o->pos[1],
-                          "options", opt, "time_control",
-                          o->tc ? o->tc : "untimed", "side",
-                          o->side ? o->side : "random");
+    f = json_pack("{s:s, s:o, s:s, s:s}", "game", o->pos[1], "options", opt,
+                  "time_control", o->tc ? o->tc : "untimed", "side",
+                  o->side ? o->side : "random");
     opt = NULL;
     s.on_event = start_cb;
     s.ev_arg = &w;
-    rc = sess_request(&s, "seek_create", f, SESS_TIMEOUT_MS, &d, NULL, &err);
+    /* The games before seeking: after a reconnection, a game not among
+     * them started from this seek while the game_start was lost. */
+    rc = sess_request(&s, "games_mine", NULL, SESS_TIMEOUT_MS, &known, NULL,
+                      &err);
   }
   json_decref(opt);
-  if (rc) {
-    sess_close(&s);
-    return fail(o, "seek", &err);
+  long long sid = 0;
+  if (!rc) rc = seek_post(o, &s, f, &sid, &err);
+  /* The seek lives as long as this connection: wait on it; a lost
+   * connection is reconnected and the seek posted again. */
+  while (!rc && !w.start) {
+    if (sess_pump(&s, 1000, &err) == 0 && !s.closed) continue;
+    if (!o->json)
+      fprintf(stderr, "agon: connection lost (%s); reconnecting\n", err.msg);
+    rc = sess_reconnect(&s, o->host, o->port, token, ONLINE_RECONNECT_MS,
+                        &err);
+    if (!rc) rc = seek_find_game(&s, known, &w, &err);
+    if (!rc && !w.start) rc = seek_post(o, &s, f, &sid, &err);
   }
-  long long sid = json_integer_value(json_object_get(d, "seek_id"));
-  json_decref(d);
-  if (o->json)
-    print_json(json_pack("{s:b, s:s, s:I}", "ok", 1, "command", "seek",
-                         "seek_id", (json_int_t)sid));
-  else
-    printf("seek %lld: waiting for an opponent (Ctrl-C cancels)\n", sid);
-  fflush(stdout);
-  /* The seek lives as long as this connection: wait on it. */
-  while (!w.start && !s.closed)
-    if (sess_pump(&s, 1000, &err)) break;
-  if (!w.start) {
+  json_decref(f);
+  json_decref(known);
+  if (rc) {
+    json_decref(w.start);
     sess_close(&s);
-    if (!err.msg[0]) agon_err_set(&err, AGON_ESHUTDOWN, "connection lost");
     return fail(o, "seek", &err);
   }
   rc = started(o, &s, token, w.start);

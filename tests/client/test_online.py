@@ -253,6 +253,7 @@ def main():
     check(r.returncode == 1 and "not your turn" in r.stderr.lower().replace("_", " "),
           "out of turn: refused (%r)" % r.stderr)
 
+    seek_reconnects(a, b)
     interactive(a, b, rng)
     seek_on_terminal(a, b, rng)
 
@@ -384,6 +385,41 @@ def seek_on_terminal(a, b, rng):
         check(t.exit_status() == "0", "seek view: quit, exit 0")
     finally:
         t.close()
+
+
+def seek_reconnects(a, b):
+    """A seek lives as long as its connection: agon seek reconnects after a
+    cut and posts it again; the opponent accepts the new one."""
+    proxy = Proxy(srv.port)
+    share_session(a, srv.port, proxy.port)
+    p = subprocess.Popen([AGON, "--port", str(proxy.port), "--json", "seek",
+                          "gwezboell"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=a.env(),
+                         stdin=subprocess.DEVNULL)
+    try:
+        first = json.loads(p.stdout.readline() or "{}")
+        proxy.cut()
+        second = json.loads(p.stdout.readline() or "{}")
+        check(first.get("seek_id") and second.get("seek_id") and
+              second["seek_id"] != first["seek_id"],
+              "seek: posted again after the connection was cut (%r, %r)"
+              % (first, second))
+        rc, lst = b.json("seeks", "gwezboell")
+        ids = [x["seek_id"] for x in lst.get("seeks", [])]
+        check(second.get("seek_id") in ids and first.get("seek_id") not in ids,
+              "seeks: the old seek is gone, the new one open (%r)" % ids)
+        rc, acc = b.json("accept", str(second.get("seek_id")))
+        out, err = p.communicate(timeout=TIMEOUT)
+        st = json.loads(out.strip().splitlines()[-1])
+        check(p.returncode == 0 and st.get("event") == "game_start" and
+              st.get("game_id") == acc.get("game_id"),
+              "seek: the reposted seek starts the game (%r)" % st)
+        b.json("resign", str(acc.get("game_id")))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        proxy.close()
 
 
 def fix_session(p, port):
