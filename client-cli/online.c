@@ -192,10 +192,24 @@ static int be_command(play *p, const char *cmd, const char *rest,
   return rc;
 }
 
+static int lost(int rc) { return rc == AGON_ESHUTDOWN || rc == AGON_ETIMEOUT; }
+
 static int be_pump(play *p, void *arg) {
   online *o = arg;
   agon_err err;
   agon_err_clear(&err);
+  if (!o->lost && !o->resync) {
+    int rc = sess_pump(o->s, 0, &err);
+    if (lost(rc) || o->s->closed) {
+      /* Reconnect on the next call, after the view has shown this: the
+       * reconnection blocks (up to ONLINE_RECONNECT_MS). */
+      o->lost = 1;
+      snprintf(p->message, sizeof p->message,
+               "Connection lost; reconnecting...");
+      return -1;
+    }
+    if (!o->resync) return sess_fd(o->s);
+  }
   if (online_pump(o, 0, &err))
     snprintf(p->message, sizeof p->message, "%s", err.msg);
   return o->lost ? -1 : sess_fd(o->s);
@@ -336,8 +350,6 @@ static int reconnect(online *o, agon_err *err) {
              "Reconnected; game resumed at seq %lld.", o->seq);
   return rc;
 }
-
-static int lost(int rc) { return rc == AGON_ESHUTDOWN || rc == AGON_ETIMEOUT; }
 
 int online_pump(online *o, int timeout_ms, agon_err *err) {
   int rc = 0;
