@@ -4,13 +4,13 @@
  * This layer knows messages, not screens: the UI (play view, subcommands)
  * calls sess_request for request/reply pairs and gets every server event
  * through the event callback. Keepalive is handled here (the server's
- * {"event":"ping"} is answered with pong at once). Live play (seeks, moves,
- * clocks, spectating) will arrive as events and requests of later protocol
- * versions and plugs in through the same two paths; nothing here invents
- * messages the server does not have yet.
+ * {"event":"ping"} is answered with pong at once). Live play (online.c)
+ * uses the same two paths: requests for moves and actions, the event
+ * callback for the game's broadcasts.
  *
  * Blocking with deadlines (poll): the client has one user and one
- * connection, so an event loop library would buy nothing.
+ * connection, so an event loop library would buy nothing. TLS (sess_net)
+ * wraps the socket I/O only; the waits stay the same.
  */
 #ifndef AGON_SESSION_H
 #define AGON_SESSION_H
