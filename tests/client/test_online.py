@@ -71,6 +71,7 @@ class Proxy:
         self.port = self.lsock.getsockname()[1]
         self.socks = []
         self.accepted = 0
+        self.cut_on = None  # bytes: cut everything when the server sends it
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -88,15 +89,19 @@ class Proxy:
             with self.lock:
                 self.socks += [c, u]
                 self.accepted += 1
-            for x, y in ((c, u), (u, c)):
-                threading.Thread(target=self._pipe, args=(x, y), daemon=True).start()
+            for x, y, down in ((c, u, False), (u, c, True)):
+                threading.Thread(target=self._pipe, args=(x, y, down),
+                                 daemon=True).start()
 
-    @staticmethod
-    def _pipe(x, y):
+    def _pipe(self, x, y, down):
         try:
             while True:
                 d = x.recv(65536)
                 if not d:
+                    break
+                if down and self.cut_on and self.cut_on in d:
+                    self.cut_on = None
+                    self.cut()
                     break
                 y.sendall(d)
         except OSError:
@@ -254,6 +259,7 @@ def main():
           "out of turn: refused (%r)" % r.stderr)
 
     seek_reconnects(a, b)
+    move_reply_lost(a, b, rng)
     interactive(a, b, rng)
     seek_on_terminal(a, b, rng)
 
@@ -419,6 +425,41 @@ def seek_reconnects(a, b):
         if p.poll() is None:
             p.kill()
             p.wait()
+        proxy.close()
+
+
+def move_reply_lost(a, b, rng):
+    """The connection drops after the move was sent, before its reply came
+    back: agon move reconnects, rejoins, sees the move committed (seq moved
+    on) and does not send it twice."""
+    st = start(a, b, "gomony")
+    gid = str(st["game_id"])
+    mover = a if st["to_move_player"] == "alice" else b
+    proxy = Proxy(srv.port)
+    share_session(mover, srv.port, proxy.port)
+    try:
+        proxy.cut_on = b'"re":"move"'
+        mv = st["legal"][0]
+        r = subprocess.run([AGON, "--port", str(proxy.port), "--json", "move",
+                            gid, mv], capture_output=True, text=True,
+                           env=mover.env(), timeout=TIMEOUT,
+                           stdin=subprocess.DEVNULL)
+        try:
+            after = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            after = {"stdout": r.stdout, "stderr": r.stderr}
+        check(proxy.cut_on is None and proxy.accepted == 2,
+              "the reply to the move was cut off; the client reconnected "
+              "(%d connections)" % proxy.accepted)
+        check(r.returncode == 0 and after.get("seq") == st["seq"] + 1 and
+              after.get("last_move") == mv,
+              "move: committed once, reported after the rejoin (%r)"
+              % {k: after.get(k) for k in ("seq", "last_move", "stderr")})
+        rc, other = b.json("play", gid)
+        check(other.get("seq") == st["seq"] + 1,
+              "the server has exactly one move (seq %r)" % other.get("seq"))
+        b.json("resign", gid)
+    finally:
         proxy.close()
 
 
