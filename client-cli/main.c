@@ -5,11 +5,16 @@
  *   agon rules [GAME]
  *   agon [--host H] [--port P] [--json] register|login NAME [--password-stdin]
  *   agon [--host H] [--port P] [--json] logout|whoami|ping
+ *   agon [...] seek GAME [-o K=V]... [--tc 5+3] [--side S]
+ *   agon [...] seeks [GAME] | accept SEEK-ID | games-mine
+ *   agon [...] play GAME-ID | move GAME-ID MOVE | resign GAME-ID
+ *   --tls [--ca FILE]: TLS with certificate and host name verification
  *
  * Exit status: 0 success, 1 the server or the game said no, 2 usage.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +25,7 @@
 #include "cli_util.h"
 #include "config.h"
 #include "game.h"
+#include "online.h"
 #include "play.h"
 #include "session.h"
 #include "term.h"
@@ -35,9 +41,13 @@ typedef struct opts {
   int password_stdin;
   const char *seed;
   const char *position;
+  int follow;     /* play: stream the game until it ends (not a tty) */
   long count;     /* ping: round trips (default 1) */
   long interval;  /* ping: ms between them (default 1000) */
   const char *clock; /* local: "MIN[+SEC]" */
+  const char *tc;    /* seek: time control */
+  const char *side;  /* seek: the creator's side */
+  sess_net net;      /* --tls, --ca, --source */
   const char *kv[GAME_MAX_OPTIONS * 2];
   int n_kv;
   const char *pos[MAX_ARGS];  /* positional arguments, subcommand first */
@@ -63,6 +73,20 @@ static void usage(FILE *f) {
       "  agon logout            end the saved session\n"
       "  agon ping [--count N] [--interval MS]\n"
       "                         round trips; reconnects if the link drops\n"
+      "Online play (logged in):\n"
+      "  agon seek GAME [-o KEY=VALUE]... [--tc B+I|corr:D|untimed]\n"
+      "            [--side SIDE]  wait for an opponent, then play\n"
+      "  agon seeks [GAME]      the open seeks\n"
+      "  agon accept SEEK-ID    take a seek, then play\n"
+      "  agon games-mine        your live games\n"
+      "  agon play GAME-ID [--follow]\n"
+      "                         rejoin a game (on a terminal: play it;\n"
+      "                         otherwise print the screen, and with\n"
+      "                         --follow a line per change until the end)\n"
+      "  agon move GAME-ID MOVE one move, for scripts\n"
+      "  agon resign GAME-ID    give up a game\n"
+      "Connection: --host H --port P, --tls (verify the server's certificate\n"
+      "and host name against the system CAs, or --ca FILE), --source ADDR.\n"
       "Sessions are kept in $XDG_CONFIG_HOME/agon/ (~/.config/agon/).\n"
       "--json prints one JSON object per line instead of text.\n",
       f);
@@ -80,7 +104,9 @@ static int parse_args(int argc, char **argv, opts *o) {
     if (!strcmp(a, "--host") || !strcmp(a, "--port") || !strcmp(a, "-o") ||
         !strcmp(a, "--seed") || !strcmp(a, "--position") ||
         !strcmp(a, "--count") || !strcmp(a, "--interval") ||
-        !strcmp(a, "--clock")) {
+        !strcmp(a, "--clock") || !strcmp(a, "--tc") ||
+        !strcmp(a, "--side") || !strcmp(a, "--ca") ||
+        !strcmp(a, "--source")) {
       if (!val) {
         fprintf(stderr, "agon: %s needs a value\n", a);
         return 2;
@@ -103,6 +129,18 @@ static int parse_args(int argc, char **argv, opts *o) {
         o->seed = val;
       } else if (!strcmp(a, "--clock")) {
         o->clock = val;
+      } else if (!strcmp(a, "--tc")) {
+        o->tc = val;
+      } else if (!strcmp(a, "--side")) {
+        o->side = val;
+      } else if (!strcmp(a, "--ca") || !strcmp(a, "--source")) {
+        char *dst = a[2] == 'c' ? o->net.ca : o->net.source;
+        size_t cap = a[2] == 'c' ? sizeof o->net.ca : sizeof o->net.source;
+        if (strlen(val) >= cap) {
+          fprintf(stderr, "agon: %s too long\n", a);
+          return 2;
+        }
+        snprintf(dst, cap, "%s", val);
       } else if (!strcmp(a, "--count") || !strcmp(a, "--interval")) {
         char *end;
         long v = strtol(val, &end, 10);
@@ -117,6 +155,10 @@ static int parse_args(int argc, char **argv, opts *o) {
       }
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!strcmp(a, "--follow")) {
+      o->follow = 1;
+    } else if (!strcmp(a, "--tls")) {
+      o->net.tls = 1;
     } else if (!strcmp(a, "--password-stdin")) {
       o->password_stdin = 1;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -311,7 +353,13 @@ static void print_json(json_t *j) {  /* steals */
 /* Connect and say hello; with resume, log in with the saved token (a token
  * the server refuses is forgotten). */
 static int connect_server(const opts *o, sess *s, int resume, agon_err *err) {
-  int rc = sess_connect(s, o->host, o->port, SESS_TIMEOUT_MS, err);
+  if (o->net.ca[0] && !o->net.tls) {
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    return agon_err_set(err, AGON_EINVAL, "--ca needs --tls");
+  }
+  int rc = sess_connect_net(s, o->host, o->port, &o->net, SESS_TIMEOUT_MS,
+                            err);
   if (rc) return rc;
   rc = sess_hello(s, AGON_CLIENT_NAME, err);
   if (rc) return rc;
@@ -514,6 +562,397 @@ static int cmd_ping(const opts *o) {
   return 0;
 }
 
+
+/* ---- online play --------------------------------------------------------- */
+
+/* Connect, resume the saved session (required) and keep its token for
+ * reconnecting. */
+static int connect_player(const opts *o, sess *s, char *token, size_t cap,
+                          agon_err *err) {
+  token[0] = 0;
+  int rc = connect_server(o, s, 1, err);
+  if (!rc && !s->name[0])
+    rc = agon_err_set(err, AGON_EUNAUTH, "not logged in (agon login NAME)");
+  if (!rc) {
+    char key[300], name[64];
+    server_key(o, key, sizeof key);
+    config_token_load(key, name, sizeof name, token, cap);
+  }
+  return rc;
+}
+
+static int parse_id(const char *txt, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(txt, &end, 10);
+  if (*end || errno || v <= 0) return -1;
+  *out = v;
+  return 0;
+}
+
+/* The play screen as text (80x24), as agon show prints it. */
+static void print_screen(const play *p) {
+  term_frame f;
+  term_frame_init(&f, TERM_MIN_W, TERM_MIN_H);
+  view_state vs;
+  int cr, cc;
+  char prompt[64];
+  play_view(p, &vs);
+  play_prompt(p, prompt, sizeof prompt);
+  vs.prompt = prompt;
+  view_render(&f, &vs, &cr, &cc);
+  char *txt = term_frame_text(&f);
+  fputs(txt, stdout);
+  free(txt);
+  term_frame_close(&f);
+}
+
+/* One line for scripts and people: whose turn, or the result. */
+static void print_turn(const online *g) {
+  const play *p = &*g->p;
+  if (g->end) {
+    const char *result = json_string_value(json_object_get(g->end, "result"));
+    const char *reason = json_string_value(json_object_get(g->end, "reason"));
+    if (!result) {
+      printf("game %lld: aborted\n", g->game_id);
+      return;
+    }
+    char t[128];
+    view_outcome_text(p->m.vt, game_match_outcome(&p->m), t, sizeof t);
+    printf("game %lld: game over: %s [%s]\n", g->game_id, t,
+           reason ? reason : "");
+    return;
+  }
+  int seat = online_seat_to_move(g);
+  int tm = game_match_to_move(&p->m);
+  if (seat >= 0)
+    printf("game %lld: %s to move (%s)%s\n", g->game_id, g->names[seat],
+           game_side_name(p->m.vt, tm), seat == g->my_seat ? ": you" : "");
+  else
+    printf("game %lld: %s to move\n", g->game_id, game_side_name(p->m.vt, tm));
+}
+
+/* Play the game on this terminal (tty), or report it (plain/json). */
+static int run_game(const opts *o, online *g) {
+  if (!o->json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+    term t;
+    if (term_open(&t, STDIN_FILENO, STDOUT_FILENO) == 0) {
+      play_run_tty(g->p, &t);
+      term_close(&t);
+      print_turn(g);
+      return 0;
+    }
+  }
+  if (o->json) {
+    print_json(online_state_json(g));
+  } else {
+    print_screen(g->p);
+    print_turn(g);
+  }
+  /* --follow: a line (or state) per change until the game ends; the events
+   * arrive on this connection (join attached it), reconnecting if needed. */
+  long long seen = g->seq;
+  while (o->follow && !g->end) {
+    fflush(stdout);
+    agon_err err;
+    agon_err_clear(&err);
+    if (online_pump(g, 1000, &err)) return fail(o, "play", &err);
+    if (g->seq == seen) continue;
+    seen = g->seq;
+    if (o->json) print_json(online_state_json(g));
+    else print_turn(g);
+  }
+  return 0;
+}
+
+typedef struct start_wait {
+  json_t *start;  /* new: the game_start event */
+} start_wait;
+
+static void start_cb(sess *s, const json_t *ev, void *arg) {
+  (void)s;
+  start_wait *w = arg;
+  const char *name = json_string_value(json_object_get(ev, "event"));
+  if (name && !strcmp(name, "game_start") && !w->start)
+    w->start = json_incref((json_t *)ev);
+}
+
+/* After game_start: announce it and play it. */
+static int started(const opts *o, sess *s, const char *token,
+                   json_t *start) {
+  static play p;
+  online g;
+  agon_err err;
+  long long gid = json_integer_value(json_object_get(start, "game_id"));
+  online_init(&g, s, &p, o->host, o->port, token, gid);
+  int rc = online_load(&g, start, &err);
+  if (rc) return fail(o, "game_start", &err);
+  if (o->json) {
+    json_t *j = online_state_json(&g);
+    json_object_set_new(j, "event", json_string("game_start"));
+    json_object_set_new(j, "seat", json_integer(g.my_seat));
+    print_json(j);
+  } else {
+    int side = g.my_seat >= 0 ? g.seat_side[g.my_seat] : -1;
+    printf("game %lld started: %s (seat %d, %s) against %s\n", gid,
+           g.names[g.my_seat], g.my_seat,
+           side >= 0 ? game_side_name(p.m.vt, side) : "side not chosen yet",
+           g.names[1 - g.my_seat]);
+  }
+  fflush(stdout);
+  if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !o->json)
+    rc = run_game(o, &g);
+  online_close(&g);
+  return rc;
+}
+
+/* Post the seek (fields borrowed, copied) and say so. */
+static int seek_post(const opts *o, sess *s, const json_t *fields,
+                     long long *sid, agon_err *err) {
+  json_t *d = NULL;
+  int rc = sess_request(s, "seek_create", json_deep_copy(fields),
+                        SESS_TIMEOUT_MS, &d, NULL, err);
+  if (rc) return rc;
+  *sid = json_integer_value(json_object_get(d, "seek_id"));
+  json_decref(d);
+  if (o->json)
+    print_json(json_pack("{s:b, s:s, s:I}", "ok", 1, "command", "seek",
+                         "seek_id", (json_int_t)*sid));
+  else
+    printf("seek %lld: waiting for an opponent (Ctrl-C cancels)\n", *sid);
+  fflush(stdout);
+  return 0;
+}
+
+/* A live game not in known (games_mine data from before the seek): it
+ * started while we were cut off; its join snapshot stands in for the lost
+ * game_start. */
+static int seek_find_game(sess *s, const json_t *known, start_wait *w,
+                          agon_err *err) {
+  json_t *d = NULL;
+  int rc = sess_request(s, "games_mine", NULL, SESS_TIMEOUT_MS, &d, NULL,
+                        err);
+  if (rc) return rc;
+  size_t i, j;
+  json_t *g, *k;
+  json_array_foreach(json_object_get(d, "games"), i, g) {
+    json_int_t id = json_integer_value(json_object_get(g, "game_id"));
+    int old = 0;
+    json_array_foreach(json_object_get(known, "games"), j, k)
+      old |= json_integer_value(json_object_get(k, "game_id")) == id;
+    if (old) continue;
+    json_t *jd = NULL;
+    rc = sess_request(s, "join", json_pack("{s:I}", "game_id", id),
+                      SESS_TIMEOUT_MS, &jd, NULL, err);
+    if (!rc) w->start = json_incref(json_object_get(jd, "game"));
+    json_decref(jd);
+    break;
+  }
+  json_decref(d);
+  return rc;
+}
+
+static int cmd_seek(const opts *o) {
+  if (o->n_pos != 2) {
+    fputs("usage: agon seek GAME [-o KEY=VALUE]... [--tc B+I] [--side S]\n",
+          stderr);
+    return 2;
+  }
+  sess s;
+  agon_err err;
+  char token[160];
+  int rc = connect_player(o, &s, token, sizeof token, &err);
+  json_t *opt = json_object();
+  for (int i = 0; !rc && i < o->n_kv; i++) {
+    const char *eq = strchr(o->kv[i], '=');
+    if (!eq) {
+      fprintf(stderr, "agon: -o %s: KEY=VALUE expected\n", o->kv[i]);
+      json_decref(opt);
+      sess_close(&s);
+      return 2;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - o->kv[i]), o->kv[i]);
+    json_object_set_new(opt, key, json_string(eq + 1));
+  }
+  start_wait w = {NULL};
+  json_t *f = NULL, *known = NULL;
+  if (!rc) {
+    f = json_pack("{s:s, s:o, s:s, s:s}", "game", o->pos[1], "options", opt,
+                  "time_control", o->tc ? o->tc : "untimed", "side",
+                  o->side ? o->side : "random");
+    opt = NULL;
+    s.on_event = start_cb;
+    s.ev_arg = &w;
+    /* The games before seeking: after a reconnection, a game not among
+     * them started from this seek while the game_start was lost. */
+    rc = sess_request(&s, "games_mine", NULL, SESS_TIMEOUT_MS, &known, NULL,
+                      &err);
+  }
+  json_decref(opt);
+  long long sid = 0;
+  if (!rc) rc = seek_post(o, &s, f, &sid, &err);
+  /* The seek lives as long as this connection: wait on it; a lost
+   * connection is reconnected and the seek posted again. */
+  while (!rc && !w.start) {
+    if (sess_pump(&s, 1000, &err) == 0 && !s.closed) continue;
+    if (!o->json)
+      fprintf(stderr, "agon: connection lost (%s); reconnecting\n", err.msg);
+    rc = sess_reconnect(&s, o->host, o->port, token, ONLINE_RECONNECT_MS,
+                        &err);
+    if (!rc) rc = seek_find_game(&s, known, &w, &err);
+    if (!rc && !w.start) rc = seek_post(o, &s, f, &sid, &err);
+  }
+  json_decref(f);
+  json_decref(known);
+  if (rc) {
+    json_decref(w.start);
+    sess_close(&s);
+    return fail(o, "seek", &err);
+  }
+  rc = started(o, &s, token, w.start);
+  json_decref(w.start);
+  sess_close(&s);
+  return rc;
+}
+
+static int cmd_accept(const opts *o) {
+  long long sid;
+  if (o->n_pos != 2 || parse_id(o->pos[1], &sid)) {
+    fputs("usage: agon accept SEEK-ID\n", stderr);
+    return 2;
+  }
+  sess s;
+  agon_err err;
+  char token[160];
+  start_wait w = {NULL};
+  int rc = connect_player(o, &s, token, sizeof token, &err);
+  json_t *d = NULL;
+  if (!rc) {
+    s.on_event = start_cb;
+    s.ev_arg = &w;
+    rc = sess_request(&s, "seek_accept",
+                      json_pack("{s:I}", "seek_id", (json_int_t)sid),
+                      SESS_TIMEOUT_MS, &d, NULL, &err);
+  }
+  json_decref(d);
+  /* game_start goes to every connection of both players, this one too. */
+  for (int i = 0; !rc && !w.start && i < SESS_TIMEOUT_MS / 100; i++)
+    rc = sess_pump(&s, 100, &err);
+  if (!rc && !w.start) rc = agon_err_set(&err, AGON_ETIMEOUT, "no game_start");
+  if (rc) {
+    json_decref(w.start);
+    sess_close(&s);
+    return fail(o, "accept", &err);
+  }
+  rc = started(o, &s, token, w.start);
+  json_decref(w.start);
+  sess_close(&s);
+  return rc;
+}
+
+static int cmd_seeks(const opts *o) {
+  sess s;
+  agon_err err;
+  char token[160];
+  int rc = connect_player(o, &s, token, sizeof token, &err);
+  json_t *d = NULL;
+  if (!rc)
+    rc = sess_request(&s, "seeks",
+                      o->n_pos > 1 ? json_pack("{s:s}", "game", o->pos[1])
+                                   : NULL,
+                      SESS_TIMEOUT_MS, &d, NULL, &err);
+  sess_close(&s);
+  if (rc) return fail(o, "seeks", &err);
+  json_t *list = json_object_get(d, "seeks");
+  if (o->json) {
+    print_json(json_pack("{s:b, s:s, s:O}", "ok", 1, "command", "seeks",
+                         "seeks", list));
+  } else {
+    size_t i;
+    json_t *sk;
+    if (!json_array_size(list)) puts("no open seeks");
+    json_array_foreach(list, i, sk) {
+      printf("%-6lld %-16s %-16s %-10s %s\n",
+             (long long)json_integer_value(json_object_get(sk, "seek_id")),
+             json_string_value(json_object_get(sk, "game")),
+             json_string_value(json_object_get(sk, "by")),
+             json_string_value(json_object_get(sk, "time_control")),
+             json_string_value(json_object_get(sk, "side")));
+    }
+  }
+  json_decref(d);
+  return 0;
+}
+
+static int cmd_games_mine(const opts *o) {
+  sess s;
+  agon_err err;
+  char token[160];
+  int rc = connect_player(o, &s, token, sizeof token, &err);
+  json_t *d = NULL;
+  if (!rc)
+    rc = sess_request(&s, "games_mine", NULL, SESS_TIMEOUT_MS, &d, NULL,
+                      &err);
+  sess_close(&s);
+  if (rc) return fail(o, "games-mine", &err);
+  json_t *list = json_object_get(d, "games");
+  if (o->json) {
+    print_json(json_pack("{s:b, s:s, s:O}", "ok", 1, "command", "games-mine",
+                         "games", list));
+  } else {
+    size_t i;
+    json_t *gm;
+    if (!json_array_size(list)) puts("no live games");
+    json_array_foreach(list, i, gm) {
+      const json_t *pl = json_object_get(gm, "players");
+      printf("%-6lld %-16s %s vs %s  %-8s %s to move\n",
+             (long long)json_integer_value(json_object_get(gm, "game_id")),
+             json_string_value(json_object_get(gm, "game")),
+             json_string_value(json_object_get(json_array_get(pl, 0), "name")),
+             json_string_value(json_object_get(json_array_get(pl, 1), "name")),
+             json_string_value(json_object_get(gm, "time_control")),
+             json_string_value(json_object_get(gm, "to_move")));
+    }
+  }
+  json_decref(d);
+  return 0;
+}
+
+/* play / move / resign on one game: connect, join, act, report. */
+static int cmd_game(const opts *o, const char *what) {
+  long long gid;
+  int is_move = !strcmp(what, "move");
+  if (o->n_pos != (is_move ? 3 : 2) || parse_id(o->pos[1], &gid)) {
+    fprintf(stderr, "usage: agon %s GAME-ID%s\n", what,
+            is_move ? " MOVE" : "");
+    return 2;
+  }
+  sess s;
+  agon_err err;
+  agon_err_clear(&err);
+  char token[160];
+  static play p;
+  online g;
+  int rc = connect_player(o, &s, token, sizeof token, &err);
+  online_init(&g, &s, &p, o->host, o->port, token, gid);
+  if (!rc) rc = online_join(&g, &err);
+  if (!rc && is_move) rc = online_move(&g, o->pos[2], &err);
+  if (!rc && !strcmp(what, "resign")) rc = online_action(&g, "resign", &err);
+  if (!rc) {
+    /* A move may end the game: its game_end is on the way. */
+    for (int i = 0; i < 20 && !g.end && !s.closed && online_over(&g); i++)
+      sess_pump(&s, 100, NULL);
+    rc = run_game(o, &g);
+  } else {
+    fail(o, what, &err);
+    rc = 1;
+  }
+  online_close(&g);
+  sess_close(&s);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   opts o;
   int rc = parse_args(argc, argv, &o);
@@ -522,6 +961,9 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  /* OpenSSL writes with write(2), not send(MSG_NOSIGNAL): a peer gone
+   * mid-write must be an error we reconnect from, not SIGPIPE. */
+  if (o.net.tls) signal(SIGPIPE, SIG_IGN);
   const char *cmd = o.pos[0];
   if (!strcmp(cmd, "local")) return cmd_local(&o);
   if (!strcmp(cmd, "show")) return cmd_show(&o);
@@ -531,6 +973,12 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "logout")) return cmd_whoami(&o, 1);
   if (!strcmp(cmd, "whoami")) return cmd_whoami(&o, 0);
   if (!strcmp(cmd, "ping")) return cmd_ping(&o);
+  if (!strcmp(cmd, "seek")) return cmd_seek(&o);
+  if (!strcmp(cmd, "seeks")) return cmd_seeks(&o);
+  if (!strcmp(cmd, "accept")) return cmd_accept(&o);
+  if (!strcmp(cmd, "games-mine")) return cmd_games_mine(&o);
+  if (!strcmp(cmd, "play") || !strcmp(cmd, "move") || !strcmp(cmd, "resign"))
+    return cmd_game(&o, cmd);
   if (!strcmp(cmd, "help")) {
     usage(stdout);
     return 0;

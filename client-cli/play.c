@@ -2,6 +2,7 @@
 #include "play.h"
 
 #include <ctype.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,7 +460,20 @@ int play_run_tty(play *p, term *t) {
     term_present(t, &f, crow, ccol);
     if (p->quit) break;
     int wait = p->clock_on ? play_tick(p, play_now_ms()) : -1;
-    int k = term_read_key(t, wait);
+    int k;
+    if (p->be && p->be->pump) {
+      /* Online: wake for the server too. The wait is capped so a lost
+       * connection (no descriptor) is retried and SIGWINCH, which
+       * term_read_key watches, is noticed soon. */
+      int sfd = p->be->pump(p, p->be->arg);
+      struct pollfd pf[2] = {{t->in_fd, POLLIN, 0}, {sfd, POLLIN, 0}};
+      int w = wait < 0 || wait > 250 ? 250 : wait;
+      poll(pf, sfd >= 0 ? 2 : 1, w);
+      if (sfd >= 0 && pf[1].revents) p->be->pump(p, p->be->arg);
+      k = term_read_key(t, 0);
+    } else {
+      k = term_read_key(t, wait);
+    }
     if (p->clock_on) play_tick(p, play_now_ms());
     if (k == TERM_KEY_NONE || k == TERM_KEY_RESIZE) continue;
     if (k == TERM_KEY_EOF || k == 3 || k == 4) break;  /* Ctrl-C, Ctrl-D */

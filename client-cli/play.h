@@ -29,6 +29,10 @@ typedef struct play_backend {
    * after the command word. Returns 0 or an AGON_E* code. */
   int (*command)(struct play *p, const char *cmd, const char *rest,
                  void *arg);
+  /* Online: handle what arrived from the server without waiting; returns
+   * the descriptor to wait on for more (play_run_tty polls it with the
+   * terminal), or -1 for none now. NULL for the local backend. */
+  int (*pump)(struct play *p, void *arg);
   void *arg;
 } play_backend;
 

@@ -3,7 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,12 +30,25 @@ static int left_ms(long long deadline) {
   return l < 0 ? 0 : (int)l;
 }
 
+/* TLS on the connected (non-blocking) socket: the handshake is driven
+ * with poll against the same deadline as the connect. The socket stays
+ * non-blocking; io_send/io_recv below turn WANT_READ/WANT_WRITE into the
+ * same waits the plain path makes. */
+static int tls_start(sess *s, const char *host, long long deadline,
+                     agon_err *err);
+
 int sess_connect(sess *s, const char *host, int port, int timeout_ms,
                  agon_err *err) {
+  return sess_connect_net(s, host, port, NULL, timeout_ms, err);
+}
+
+int sess_connect_net(sess *s, const char *host, int port,
+                     const sess_net *net, int timeout_ms, agon_err *err) {
   memset(s, 0, sizeof *s);
   s->fd = -1;
   s->want_id = -1;
   s->next_id = 1;
+  if (net) s->net = *net;
   char ports[16];
   snprintf(ports, sizeof ports, "%d", port);
   struct addrinfo hints, *res = NULL;
@@ -48,6 +65,22 @@ int sess_connect(sess *s, const char *host, int port, int timeout_ms,
     int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
                     a->ai_protocol);
     if (fd < 0) continue;
+    if (s->net.source[0]) {
+      struct addrinfo *src = NULL, sh;
+      memset(&sh, 0, sizeof sh);
+      sh.ai_family = a->ai_family;
+      sh.ai_socktype = SOCK_STREAM;
+      sh.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+      int b = getaddrinfo(s->net.source, NULL, &sh, &src);
+      if (b != 0 || bind(fd, src->ai_addr, src->ai_addrlen) != 0) {
+        snprintf(why, sizeof why, "cannot bind %s: %s", s->net.source,
+                 b ? gai_strerror(b) : strerror(errno));
+        if (src) freeaddrinfo(src);
+        close(fd);
+        continue;
+      }
+      freeaddrinfo(src);
+    }
     int fl = fcntl(fd, F_GETFL);
     fcntl(fd, F_SETFL, fl | O_NONBLOCK);
     int c = connect(fd, a->ai_addr, a->ai_addrlen);
@@ -77,9 +110,103 @@ int sess_connect(sess *s, const char *host, int port, int timeout_ms,
   if (rc)
     return agon_err_set(err, AGON_EINVAL, "cannot connect to %s:%d: %s",
                         host, port, why);
+  if (s->net.tls) {
+    rc = tls_start(s, host, deadline, err);
+    if (rc) {
+      sess_close(s);
+      return rc;
+    }
+  }
   proto_framer_init(&s->fr, SESS_MAX_LINE);
   s->buf = cli_xmalloc(PROTO_FRAMER_BUFSIZE(SESS_MAX_LINE));
   proto_framer_attach(&s->fr, s->buf);
+  return 0;
+}
+
+static int tls_start(sess *s, const char *host, long long deadline,
+                     agon_err *err) {
+  SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+  if (!ctx) return agon_err_set(err, AGON_EINTERNAL, "TLS: no context");
+  s->ssl_ctx = ctx;
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+  int ok = s->net.ca[0]
+               ? SSL_CTX_load_verify_locations(ctx, s->net.ca, NULL)
+               : SSL_CTX_set_default_verify_paths(ctx);
+  if (ok != 1)
+    return agon_err_set(err, AGON_EINVAL, "TLS: cannot load CA %s",
+                        s->net.ca[0] ? s->net.ca : "(system store)");
+  SSL *ssl = SSL_new(ctx);
+  if (!ssl) return agon_err_set(err, AGON_EINTERNAL, "TLS: no session");
+  s->ssl = ssl;
+  SSL_set_fd(ssl, s->fd);
+  /* A numeric host is checked against the certificate's IP addresses,
+   * a name against its DNS names (and sent as SNI). */
+  unsigned char ipbuf[16];
+  int is_ip = inet_pton(AF_INET, host, ipbuf) == 1 ||
+              inet_pton(AF_INET6, host, ipbuf) == 1;
+  if (is_ip) {
+    ok = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host);
+  } else {
+    SSL_set_tlsext_host_name(ssl, host);
+    ok = SSL_set1_host(ssl, host);
+  }
+  if (ok != 1)
+    return agon_err_set(err, AGON_EINVAL, "TLS: bad host name %s", host);
+  for (;;) {
+    ERR_clear_error();
+    int r = SSL_connect(ssl);
+    if (r == 1) return 0;
+    int e = SSL_get_error(ssl, r);
+    short want = e == SSL_ERROR_WANT_READ    ? POLLIN
+                 : e == SSL_ERROR_WANT_WRITE ? POLLOUT
+                                             : 0;
+    if (!want) {
+      long v = SSL_get_verify_result(ssl);
+      if (v != X509_V_OK)
+        return agon_err_set(err, AGON_EFORBIDDEN,
+                            "TLS: the certificate of %s is not trusted: %s",
+                            host, X509_verify_cert_error_string(v));
+      unsigned long q = ERR_get_error();
+      char b[120] = "handshake failed";
+      if (q) ERR_error_string_n(q, b, sizeof b);
+      return agon_err_set(err, AGON_EFORBIDDEN, "TLS with %s: %s", host, b);
+    }
+    struct pollfd p = {s->fd, want, 0};
+    if (poll(&p, 1, left_ms(deadline)) == 0)
+      return agon_err_set(err, AGON_ETIMEOUT, "TLS handshake timed out");
+  }
+}
+
+/* send()/recv() semantics over TLS or plain TCP: >0 bytes, -1 with errno
+ * EAGAIN (wait; *want says for what), or 0/-1 for a dead connection. */
+static ssize_t io_send(sess *s, const char *p, size_t n, short *want) {
+  *want = POLLOUT;
+  if (!s->ssl) return send(s->fd, p, n, MSG_NOSIGNAL);
+  ERR_clear_error();
+  int r = SSL_write(s->ssl, p, (int)(n > 1 << 30 ? 1 << 30 : n));
+  if (r > 0) return r;
+  int e = SSL_get_error(s->ssl, r);
+  if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+    *want = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+    errno = EAGAIN;
+    return -1;
+  }
+  errno = EPIPE;
+  return -1;
+}
+
+static ssize_t io_recv(sess *s, char *p, size_t n) {
+  if (!s->ssl) return recv(s->fd, p, n, 0);
+  ERR_clear_error();
+  int r = SSL_read(s->ssl, p, (int)(n > 1 << 30 ? 1 << 30 : n));
+  if (r > 0) return r;
+  int e = SSL_get_error(s->ssl, r);
+  /* WANT_READ also after a TLS 1.3 session ticket: no data yet. */
+  if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+    errno = EAGAIN;
+    return -1;
+  }
   return 0;
 }
 
@@ -97,10 +224,11 @@ static int send_json(sess *s, const json_t *j, agon_err *err) {
   size_t off = 0;
   int rc = 0;
   while (off < (size_t)n) {
-    ssize_t w = send(s->fd, p + off, (size_t)n - off, MSG_NOSIGNAL);
+    short want;
+    ssize_t w = io_send(s, p + off, (size_t)n - off, &want);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      struct pollfd pf = {s->fd, POLLOUT, 0};
+      struct pollfd pf = {s->fd, want, 0};
       poll(&pf, 1, SESS_TIMEOUT_MS);
       continue;
     }
@@ -157,14 +285,17 @@ static int on_line(void *arg, int kind, const char *line, size_t len) {
 static int read_some(sess *s, int timeout_ms, agon_err *err) {
   if (s->closed) return agon_err_set(err, AGON_ESHUTDOWN, "%s",
                                      s->close_reason);
-  struct pollfd p = {s->fd, POLLIN, 0};
-  int r = poll(&p, 1, timeout_ms);
-  if (r < 0 && errno == EINTR) return 0;
-  if (r <= 0) return 0;
+  /* TLS may hold decrypted bytes the socket no longer shows. */
+  if (!s->ssl || SSL_pending(s->ssl) == 0) {
+    struct pollfd p = {s->fd, POLLIN, 0};
+    int r = poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR) return 0;
+    if (r <= 0) return 0;
+  }
   char *dst;
   size_t room;
   proto_framer_space(&s->fr, &dst, &room);
-  ssize_t n = recv(s->fd, dst, room, 0);
+  ssize_t n = io_recv(s, dst, room);
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
   if (n <= 0) {
     s->closed = 1;
@@ -285,6 +416,13 @@ int sess_logout(sess *s, agon_err *err) {
 }
 
 void sess_close(sess *s) {
+  if (s->ssl) {
+    SSL_shutdown(s->ssl);  /* best effort: one non-blocking close_notify */
+    SSL_free(s->ssl);
+  }
+  SSL_CTX_free(s->ssl_ctx);
+  s->ssl = NULL;
+  s->ssl_ctx = NULL;
   if (s->fd >= 0) close(s->fd);
   s->fd = -1;
   free(s->buf);
@@ -298,11 +436,13 @@ int sess_reconnect(sess *s, const char *host, int port, const char *token,
                    int within_ms, agon_err *err) {
   sess_event_cb cb = s->on_event;
   void *arg = s->ev_arg;
+  sess_net net = s->net;
   long long deadline = now_ms() + within_ms;
   int backoff = 100, rc;
   sess_close(s);
   for (;;) {
-    rc = sess_connect(s, host, port, SESS_TIMEOUT_MS, err);
+    rc = sess_connect_net(s, host, port, &net, SESS_TIMEOUT_MS, err);
+    if (rc == AGON_EFORBIDDEN) return rc;  /* TLS refused: final */
     if (rc == 0) {
       s->on_event = cb;
       s->ev_arg = arg;

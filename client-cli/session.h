@@ -4,13 +4,13 @@
  * This layer knows messages, not screens: the UI (play view, subcommands)
  * calls sess_request for request/reply pairs and gets every server event
  * through the event callback. Keepalive is handled here (the server's
- * {"event":"ping"} is answered with pong at once). Live play (seeks, moves,
- * clocks, spectating) will arrive as events and requests of later protocol
- * versions and plugs in through the same two paths; nothing here invents
- * messages the server does not have yet.
+ * {"event":"ping"} is answered with pong at once). Live play (online.c)
+ * uses the same two paths: requests for moves and actions, the event
+ * callback for the game's broadcasts.
  *
  * Blocking with deadlines (poll): the client has one user and one
- * connection, so an event loop library would buy nothing.
+ * connection, so an event loop library would buy nothing. TLS (sess_net)
+ * wraps the socket I/O only; the waits stay the same.
  */
 #ifndef AGON_SESSION_H
 #define AGON_SESSION_H
@@ -26,12 +26,29 @@
 #define SESS_MAX_LINE (1u << 20)
 #define SESS_TIMEOUT_MS 10000
 
+/* How to reach the server beyond host:port; kept across sess_reconnect.
+ * tls: wrap the connection in TLS (OpenSSL), verifying the certificate
+ * chain (ca, or the system store when ca is empty) and the host name
+ * (SSL_set1_host, or the IP address for a numeric host). source: local
+ * address to bind before connecting (multi-homed hosts; tests use it to
+ * tell the client's address from a proxy's), empty for any. */
+typedef struct sess_net {
+  int tls;
+  char ca[512];
+  char source[64];
+} sess_net;
+
 struct sess;
+struct ssl_st;
+struct ssl_ctx_st;
 /* ev: borrowed, the whole event object. */
 typedef void (*sess_event_cb)(struct sess *s, const json_t *ev, void *arg);
 
 typedef struct sess {
   int fd;
+  sess_net net;
+  struct ssl_ctx_st *ssl_ctx;  /* owned, NULL without TLS */
+  struct ssl_st *ssl;          /* owned, NULL without TLS */
   proto_framer fr;
   char *buf;            /* owned framer buffer */
   long long next_id;
@@ -50,6 +67,11 @@ typedef struct sess {
  * 0 or AGON_ETIMEOUT / AGON_EINVAL with err. */
 int sess_connect(sess *s, const char *host, int port, int timeout_ms,
                  agon_err *err);
+/* The same with net (borrowed, copied; NULL: plain TCP). A TLS handshake
+ * or verification failure is AGON_EFORBIDDEN with the reason in err (an
+ * untrusted certificate, a host name mismatch): never retried. */
+int sess_connect_net(sess *s, const char *host, int port,
+                     const sess_net *net, int timeout_ms, agon_err *err);
 /* Send hello; s->hello gets the data. */
 int sess_hello(sess *s, const char *client, agon_err *err);
 /* Send {"type":type,"id":N,...fields} (fields: steals, may be NULL) and wait

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(gcc pkg-config meson ninja-build python3 sqlite3 tmux
       haproxy openssl systemd prometheus
-      libuv1-dev libjansson-dev libsodium-dev libsqlite3-dev)
+      libuv1-dev libjansson-dev libsodium-dev libsqlite3-dev libssl-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

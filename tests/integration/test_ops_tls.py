@@ -7,9 +7,12 @@ PROXY listener, on loopback with a self-signed certificate:
  - a client that does not trust the certificate, or expects another host
    name, refuses the connection;
  - the PROXY listener trusts only a header, the plain one never does.
-The agon client's own --tls (client-cli) plugs into the same set-up.
+ - the agon client with --tls --ca CERT (and --source 127.0.0.2) registers,
+   plays a short game through HAProxy with another agon client, and agond
+   sees its real address; agon --tls without --ca (system CAs only)
+   refuses the self-signed certificate with a clear error and exit 1.
 
-usage: test_ops_tls.py AGOND SOURCE_ROOT"""
+usage: test_ops_tls.py AGOND SOURCE_ROOT [AGON]"""
 import json
 import os
 import re
@@ -253,7 +256,129 @@ def run(srv, front, cert, d):
           % value(fams, "agon_proxy_connections_total"))
     check(value(fams, "agon_proxy_header_errors_total") == 1,
           "the header-less connection counted as a PROXY error")
+    if len(sys.argv) > 3:
+        agon_client(sys.argv[3], srv, front, cert, d)
     srv.stop_checked()
+
+
+def agon_client(agon, srv, front, cert, d):
+    """The terminal client over TLS through HAProxy."""
+    def env(name):
+        cfg = os.path.join(d, "cfg-" + name)
+        os.makedirs(cfg, exist_ok=True)
+        return dict(os.environ, XDG_CONFIG_HOME=cfg,
+                    AGON_PASSWORD="correct horse tls")
+
+    def args(*a, ca=True):
+        base = [agon, "--tls", "--host", "localhost", "--port", str(front),
+                "--source", REAL_ADDR]
+        if ca:
+            base += ["--ca", cert]
+        return base + list(a)
+
+    def run(name, *a, ca=True):
+        return subprocess.run(args(*a, ca=ca), capture_output=True, text=True,
+                              env=env(name), timeout=60,
+                              stdin=subprocess.DEVNULL)
+
+    def state(r):
+        try:
+            return json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return {"stdout": r.stdout, "stderr": r.stderr}
+
+    before = set(re.findall(r"accepted from %s:\d+" % re.escape(REAL_ADDR),
+                            srv.log()))
+    r = run("carol", "register", "tls_carol")
+    check(r.returncode == 0 and "tls_carol" in r.stdout,
+          "agon --tls --ca registers through HAProxy: %r %r" % (r.stdout, r.stderr))
+    r = run("dave", "register", "tls_dave")
+    check(r.returncode == 0, "a second agon client registers over TLS: %r" % r.stderr)
+    after = set(re.findall(r"accepted from %s:\d+" % re.escape(REAL_ADDR),
+                           srv.log()))
+    check(len(after - before) >= 2,
+          "agond saw the agon client's real address %s (%d new connections)"
+          % (REAL_ADDR, len(after - before)))
+
+    # A short game: carol seeks (waits in the background), dave accepts,
+    # four moves from the client's own legal list, then a resignation.
+    seek = subprocess.Popen(args("--json", "seek", "gomony", "--tc", "5+3"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env("carol"),
+                            stdin=subprocess.DEVNULL)
+    first = json.loads(seek.stdout.readline() or "{}")
+    check(first.get("seek_id"), "seek over TLS: %r" % first)
+    if not first.get("seek_id"):
+        seek.kill()
+        seek.wait()
+        return
+    r = run("dave", "--json", "accept", str(first["seek_id"]))
+    st = state(r)
+    seek.communicate(timeout=60)
+    check(r.returncode == 0 and st.get("event") == "game_start",
+          "accept over TLS starts the game: %r" % st)
+    gid = str(st.get("game_id"))
+    who = {"tls_carol": "carol", "tls_dave": "dave"}
+    for i in range(4):
+        if not st.get("legal"):
+            break
+        r = run(who[st["to_move_player"]], "--json", "move", gid, st["legal"][0])
+        nst = state(r)
+        check(r.returncode == 0 and nst.get("seq") == st["seq"] + 1,
+              "move %d over TLS: %r" % (i + 1, nst.get("last_move")))
+        st = nst
+    r = run("carol", "resign", gid)
+    check(r.returncode == 0 and "game over" in r.stdout and "resign" in r.stdout,
+          "resign over TLS ends the game: %r" % r.stdout.strip().splitlines()[-1:])
+
+    # Without the private CA the system store does not trust the
+    # self-signed certificate: refused before anything is sent.
+    r = run("carol", "ping", ca=False)
+    check(r.returncode == 1 and "not trusted" in r.stderr,
+          "agon --tls without --ca refuses the certificate: %r" % r.stderr.strip())
+    # The certificate names 127.0.0.1 too: a numeric --host verifies.
+    r = subprocess.run([agon, "--tls", "--ca", cert, "--host", "127.0.0.1",
+                        "--port", str(front), "ping"], capture_output=True,
+                       text=True, env=env("carol"), timeout=60)
+    check(r.returncode == 0, "the certificate's IP address verifies: %r" % r.stderr)
+    # A trusted certificate for another name (a TLS listener of this test
+    # on 127.0.0.1 with a self-signed certificate for agon.example.org
+    # only): the host name check refuses it.
+    okey, ocert = os.path.join(d, "other.key"), os.path.join(d, "other.pem")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                        "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-days", "2", "-subj", "/CN=agon.example.org",
+                        "-addext", "subjectAltName=DNS:agon.example.org",
+                        "-keyout", okey, "-out", ocert],
+                       capture_output=True, timeout=60)
+    check(p.returncode == 0, "a second certificate: %r" % p.stderr[-200:])
+    sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    sctx.load_cert_chain(ocert, okey)
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(4)
+    ls.settimeout(TIMEOUT)
+
+    def serve():
+        try:
+            c, _ = ls.accept()
+            try:
+                sctx.wrap_socket(c, server_side=True).close()
+            except (ssl.SSLError, OSError):
+                c.close()
+        except OSError:
+            pass
+    import threading
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    r = subprocess.run([agon, "--tls", "--ca", ocert, "--host", "127.0.0.1",
+                        "--port", str(ls.getsockname()[1]), "ping"],
+                       capture_output=True, text=True, env=env("carol"),
+                       timeout=60)
+    th.join(TIMEOUT)
+    ls.close()
+    check(r.returncode == 1 and "not trusted" in r.stderr and "mismatch" in r.stderr,
+          "agon --tls refuses a certificate for another host name: %r" % r.stderr.strip())
 
 
 if __name__ == "__main__":

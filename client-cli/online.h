@@ -1,0 +1,76 @@
+/* online.h - one live game on the server, mirrored on the local rules core:
+ * the online play_backend.
+ *
+ * The server is the referee; the client keeps a game_match of its own so
+ * the play view can draw the board, complete and pre-check moves. A move
+ * typed is sent as a `move` request with the last seen seq; the local copy
+ * changes only when the server's `move` event (or join's replay) arrives,
+ * applied in seq order and never twice. Clocks come from the server and are
+ * only counted down locally between its updates. A lost connection is
+ * reconnected (sess_reconnect), the session resumed, and `join` with
+ * since_seq brings the missed events (docs/protocol.md, Reconnecting).
+ */
+#ifndef AGON_ONLINE_H
+#define AGON_ONLINE_H
+
+#include <jansson.h>
+
+#include "play.h"
+#include "session.h"
+
+#define ONLINE_RECONNECT_MS 30000
+
+typedef struct online {
+  sess *s;                 /* borrowed */
+  const char *host;        /* borrowed, for reconnecting */
+  int port;
+  char token[160];         /* session token, for reconnecting */
+  play *p;                 /* borrowed, initialised by online_load */
+  play_backend be;
+  long long game_id;
+  long long seq;           /* last game seq applied */
+  int my_seat;             /* 0/1, -1 when not a player */
+  int seat_side[2];        /* side index of each seat, -1 before choosing */
+  int chooser_seat;        /* -1 when not a chooser game */
+  char names[2][64];       /* by seat */
+  char side_names[2][72];  /* by side (for the view): name + " (you)" */
+  char end_reason[48];     /* game_end reason (game_match_end keeps it) */
+  json_t *end;             /* new: the game_end event, once seen */
+  json_t *options;         /* new: the game's options as the server sent */
+  int loaded;
+  int lost;                /* the connection dropped; reconnect pending */
+  int ending;              /* a move event said the game ended: game_end
+                              follows (the local copy may not know, e.g.
+                              repetition across a fresh join) */
+  int resync;              /* a seq gap or game_reload: join again */
+} online;
+
+/* Attach to sess s (sets its event callback) for game_id. */
+void online_init(online *o, sess *s, play *p, const char *host, int port,
+                 const char *token, long long game_id);
+void online_close(online *o);
+/* Load the game from a game_start event or join's "game" snapshot
+ * (borrowed). 0 or an AGON_E* code. */
+int online_load(online *o, const json_t *start, agon_err *err);
+/* join (since_seq = o->seq when loaded) and apply what it returns. */
+int online_join(online *o, agon_err *err);
+/* Send a move (canonical or any notation) with the last seq; returns when
+ * the server's reply arrived and its move event is applied (the game_end
+ * too when the move ended the game). Reconnects and retries once after a
+ * lost connection (the move is not sent twice: the rejoin shows whether it
+ * was committed). 0 or an AGON_E* code with err. */
+int online_move(online *o, const char *move, agon_err *err);
+/* A game action request (resign, draw_offer, ...): 0 or AGON_E*. */
+int online_action(online *o, const char *type, agon_err *err);
+/* Read what has arrived (waiting up to timeout_ms), reconnecting when the
+ * connection was lost. 0 or an AGON_E* code. */
+int online_pump(online *o, int timeout_ms, agon_err *err);
+/* Is the game over or its game_end on the way? */
+int online_over(const online *o);
+/* Seat of the player to move, -1 when none (over, or unknown). */
+int online_seat_to_move(const online *o);
+/* Summary for scripts: game_id, seq, game, position, to_move (side name or
+ * "chooser"), to_move_player, players, outcome/result. New reference. */
+json_t *online_state_json(const online *o);
+
+#endif

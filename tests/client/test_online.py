@@ -1,0 +1,487 @@
+"""Online play with the agon client against a real agond (--port 0,
+temporary database): two players (two config directories) play complete
+games of all five rulesets with the scriptable subcommands (seek in the
+background, accept, move, play, games-mine, seeks), legal moves picked by
+agon-rules from the position the client prints; the screen and the turn
+line checked; a resignation; a game that survives an agond restart in the
+middle (the client reconnects and rejoins with its last seq).
+
+usage: test_online.py AGON AGOND AGON_RULES"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import socket
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from client_harness import Tmux, check, finish  # noqa: E402
+from agon_harness import Server  # noqa: E402
+
+AGON, AGOND, RULES = sys.argv[1], sys.argv[2], sys.argv[3]
+GAMES = ["gambit-of-kings", "gambo-2019", "gambo-2023", "gwezboell", "gomony"]
+MAX_PLIES = 600  # then resign: every game still ends with a result
+PASSWORD = "correct horse battery"
+TIMEOUT = 30
+CFGS = []
+
+
+class Player:
+    def __init__(self, name):
+        self.name = name
+        self.cfg = tempfile.mkdtemp(prefix="agon-cfg-%s-" % name)
+        CFGS.append(self.cfg)
+
+    def env(self):
+        e = dict(os.environ, XDG_CONFIG_HOME=self.cfg, AGON_PASSWORD=PASSWORD)
+        return e
+
+    def args(self, *a):
+        return [AGON, "--port", str(srv.port)] + list(a)
+
+    def run(self, *a):
+        return subprocess.run(self.args(*a), capture_output=True, text=True,
+                              env=self.env(), timeout=TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+
+    def json(self, *a):
+        r = self.run("--json", *a)
+        try:
+            return r.returncode, json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return r.returncode, {"stdout": r.stdout, "stderr": r.stderr}
+
+
+class Proxy:
+    """A TCP relay on its own port 0 in front of agond: cut() drops every
+    connection (a network failure), retarget() follows a restarted agond
+    to its new port while the clients keep the relay's."""
+
+    def __init__(self, port):
+        self.target = port
+        self.lsock = socket.socket()
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(16)
+        self.port = self.lsock.getsockname()[1]
+        self.socks = []
+        self.accepted = 0
+        self.cut_on = None  # bytes: cut everything when the server sends it
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                c.close()
+                continue
+            with self.lock:
+                self.socks += [c, u]
+                self.accepted += 1
+            for x, y, down in ((c, u, False), (u, c, True)):
+                threading.Thread(target=self._pipe, args=(x, y, down),
+                                 daemon=True).start()
+
+    def _pipe(self, x, y, down):
+        try:
+            while True:
+                d = x.recv(65536)
+                if not d:
+                    break
+                if down and self.cut_on and self.cut_on in d:
+                    self.cut_on = None
+                    self.cut()
+                    break
+                y.sendall(d)
+        except OSError:
+            pass
+        for z in (x, y):
+            try:
+                z.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            socks, self.socks = self.socks, []
+        for z in socks:
+            try:
+                z.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            z.close()
+
+    def retarget(self, port):
+        self.target = port
+
+    def close(self):
+        self.lsock.close()
+        self.cut()
+
+
+def share_session(p, from_port, to_port):
+    """Sessions are saved per host:port: make p's usable on another port."""
+    path = os.path.join(p.cfg, "agon", "sessions.json")
+    with open(path) as f:
+        data = json.load(f)
+    data["127.0.0.1:%d" % to_port] = data["127.0.0.1:%d" % from_port]
+    with open(path, "w") as f:
+        json.dump(data, f)
+
+
+def start(a, b, game, tc="60+0", extra=()):
+    """a seeks (in the background, it waits for the opponent), b accepts."""
+    p = subprocess.Popen(a.args("--json", "seek", game, "--tc", tc, *extra),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=a.env(), stdin=subprocess.DEVNULL)
+    first = json.loads(p.stdout.readline())
+    check(first.get("ok") and first.get("seek_id"),
+          "%s: seek prints its id: %r" % (game, first))
+    rc, lst = b.json("seeks", game)
+    check(rc == 0 and any(s["seek_id"] == first["seek_id"] for s in lst["seeks"]),
+          "%s: seeks lists it" % game)
+    rc, acc = b.json("accept", str(first["seek_id"]))
+    out, err = p.communicate(timeout=TIMEOUT)
+    st = json.loads(out.strip().splitlines()[-1])
+    check(rc == 0 and acc.get("event") == "game_start" and p.returncode == 0
+          and st.get("event") == "game_start" and st["game_id"] == acc["game_id"],
+          "%s: accept starts the game for both (%r / %r)" % (game, acc, st))
+    return acc
+
+
+def legal(state):
+    args = [RULES, "legal", state["game"]]
+    for k, v in sorted((state.get("options") or {}).items()):
+        if v in ("", None):
+            continue
+        args += ["-o", "%s=%s" % (k, str(v).lower() if isinstance(v, bool) else v)]
+    args += ["--position", state["position"]]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
+    assert r.returncode == 0, (args, r.stderr)
+    return [l for l in r.stdout.split("\n") if l.strip()]
+
+
+def play_out(players, state, rng, max_plies=MAX_PLIES):
+    """Random legal moves, each by the player the client says is to move,
+    until the game ends. Returns (final state, plies)."""
+    by_name = {p.name: p for p in players}
+    gid = str(state["game_id"])
+    plies = 0
+    while state.get("outcome") is None and "game_end" not in state:
+        if plies >= max_plies:
+            mover = by_name[state["to_move_player"]]
+            rc, state = mover.json("resign", gid)
+            break
+        mover = by_name[state["to_move_player"]]
+        mv = rng.choice(legal(state))
+        rc, nstate = mover.json("move", gid, mv)
+        # +1, or +2 when the move ended the game (game_end has its seq).
+        if rc != 0 or nstate.get("seq") not in (state["seq"] + 1, state["seq"] + 2):
+            check(False, "move %s by %s accepted: %r" % (mv, mover.name, nstate))
+            return nstate, plies
+        state = nstate
+        plies += 1
+    return state, plies
+
+
+def main():
+    a, b = Player("alice"), Player("bob")
+    rng = random.Random(11)
+    for p in (a, b):
+        r = p.run("register", p.name)
+        check(r.returncode == 0, "register %s: %s" % (p.name, r.stderr))
+
+    for game in GAMES:
+        st = start(a, b, game)
+        gid = str(st["game_id"])
+        rc, mine = a.json("games-mine")
+        check(rc == 0 and any(str(g["game_id"]) == gid for g in mine["games"]),
+              "%s: games-mine lists the game" % game)
+        # The plain screen: board, names and whose turn.
+        r = a.run("play", gid)
+        # Names by side once sides are known; a Gambo chooser game names
+        # the opponent in the message until the choice.
+        check(r.returncode == 0 and "bob" in r.stdout
+              and "to move" in r.stdout.splitlines()[-1],
+              "%s: play GAME-ID prints the screen and the turn (%r)" % (game, r.stderr))
+        # bob follows the game in the background: the broadcast move events
+        # applied by his client's rules core, one turn line per change.
+        fol = subprocess.Popen(b.args("play", gid, "--follow"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=b.env(), stdin=subprocess.DEVNULL)
+        rc, state = a.json("play", gid)
+        final, plies = play_out([a, b], state, rng)
+        end = final.get("game_end") or {}
+        check(end.get("result") in ("win", "draw"),
+              "%s: played to a result (%d plies, %r)" % (game, plies, end))
+        out, err = fol.communicate(timeout=TIMEOUT)
+        lines = out.strip().splitlines()
+        turns = [l for l in lines if l.startswith("game %s: " % gid)]
+        check(fol.returncode == 0 and turns and "game over" in turns[-1],
+              "%s: the follower ends with the result: %r" % (game, turns[-1:]))
+        check(len(turns) >= plies,
+              "%s: the follower saw every move (%d lines, %d plies)" % (game, len(turns), plies))
+        if end.get("result") == "win":
+            check(end["winner"] and end["winner"].lower() in turns[-1].lower(),
+                  "%s: the result names the winner %s" % (game, end["winner"]))
+        rc, mv = a.json("move", gid, "x")
+        # game_over while the finished room lives, not_found once gone.
+        check(rc == 1 and mv.get("error", {}).get("code") in ("game_over", "not_found"),
+              "%s: a move after the end is refused, exit 1 (%r)" % (game, mv))
+
+    # Resignation by the player not to move, with the text output.
+    st = start(a, b, "gomony")
+    gid = str(st["game_id"])
+    waiting = b if st["to_move_player"] == a.name else a
+    r = waiting.run("resign", gid)
+    check(r.returncode == 0 and "game over" in r.stdout and "resign" in r.stdout,
+          "resign: text output shows the result: %r" % r.stdout[-200:])
+
+    # A wrong move: refused with the rules core's reason, exit 1, the game
+    # unchanged.
+    st = start(a, b, "gwezboell")
+    gid = str(st["game_id"])
+    mover = a if st["to_move_player"] == a.name else b
+    other = b if mover is a else a
+    r = other.run("move", gid, legal(st)[0])
+    check(r.returncode == 1 and "not your turn" in r.stderr.lower().replace("_", " "),
+          "out of turn: refused (%r)" % r.stderr)
+
+    seek_reconnects(a, b)
+    move_reply_lost(a, b, rng)
+    interactive(a, b, rng)
+    seek_on_terminal(a, b, rng)
+
+    # Restart agond in the middle of a game: the moves continue from the
+    # stored state, the client reconnects and rejoins.
+    rc, state = mover.json("move", gid, rng.choice(legal(st)))
+    check(rc == 0 and state["seq"] == st["seq"] + 1, "a move before the restart")
+    global srv
+    srv.stop()
+    srv.start()
+    # The port changed (--port 0): the saved session is per host:port, so
+    # carry the tokens over.
+    for p in (a, b):
+        fix_session(p, srv.port)
+    rc, state2 = other.json("play", gid)
+    check(rc == 0 and state2["seq"] == state["seq"] and
+          state2["position"] == state["position"],
+          "after the restart the game resumes at the same seq and position")
+    final, plies = play_out([a, b], state2, rng, max_plies=10)
+    check(final.get("game_end") is not None, "the resumed game ends (%d plies)" % plies)
+
+
+def interactive(a, b, rng):
+    """alice plays in the full-screen view on a terminal (tmux), through a
+    relay that loses the connection and then reaches a restarted agond;
+    bob plays with the subcommands. The view shows bob's moves as the
+    server broadcasts them, before and after each reconnection."""
+    global srv
+    st = start(a, b, "gwezboell")
+    gid = str(st["game_id"])
+    proxy = Proxy(srv.port)
+    share_session(a, srv.port, proxy.port)
+    t = Tmux([AGON, "--port", str(proxy.port), "play", gid],
+             env={"XDG_CONFIG_HOME": a.cfg})
+    try:
+        scr = t.wait(lambda s: "online game" in s and "bob" in s)
+        check(scr is not None, "play GAME-ID on a terminal shows the game")
+
+        def bob_state():
+            return b.json("play", gid)[1]
+
+        def step(what):
+            """The player to move makes one move; alice's screen must show
+            it (her own typed one too, confirmed by the server)."""
+            state = bob_state()
+            mv = rng.choice(state["legal"])
+            if state["to_move_player"] == "alice":
+                t.type(mv)
+                t.keys("Enter")
+            else:
+                rc, _ = b.json("move", gid, mv)
+            ok = t.wait(lambda s: "ply %d" % (state["seq"] + 1) in s and mv in s,
+                        timeout=40)
+            check(ok is not None, "%s: alice's screen shows %s at ply %d"
+                  % (what, mv, state["seq"] + 1))
+            if ok is None:
+                print(t.screen())
+
+        step("move")
+        step("move")
+        proxy.cut()
+        step("after a cut connection")
+        step("after a cut connection")
+        check(proxy.accepted == 2, "alice's client reconnected after the cut "
+              "(%d connections)" % proxy.accepted)
+        scr = t.screen()
+        srv.stop()
+        srv.start()
+        proxy.retarget(srv.port)
+        for p in (a, b):
+            fix_session(p, srv.port)
+        share_session(a, srv.port, proxy.port)
+        step("after an agond restart")
+        step("after an agond restart")
+        check(proxy.accepted == 3, "and again after the restart (%d)" % proxy.accepted)
+        t.type("resign")
+        t.keys("Enter")
+        scr = t.wait(lambda s: "Game over" in s, timeout=20)
+        check(scr is not None and "resign" in scr,
+              "resign in the view: the result is shown")
+        t.type("quit")
+        t.keys("Enter")
+        check(t.exit_status() == "0", "quit leaves the view, exit 0")
+    finally:
+        t.close()
+        proxy.close()
+
+
+def seek_on_terminal(a, b, rng):
+    """agon seek on a terminal waits, then opens the play view with the
+    server's clocks when the opponent accepts; a draw offered in the view
+    and accepted there too is not possible alone, so the game ends by
+    resignation from the view."""
+    import re
+    t = Tmux([AGON, "--port", str(srv.port), "seek", "gomony", "--tc", "5+3"],
+             env={"XDG_CONFIG_HOME": a.cfg})
+    try:
+        scr = t.wait_text("waiting for an opponent")
+        m = re.search(r"seek (\d+): waiting", scr or "")
+        check(m is not None, "seek on a terminal waits for an opponent")
+        if not m:
+            return
+        rc, st = b.json("accept", m.group(1))
+        check(rc == 0, "bob accepts the terminal's seek")
+        scr = t.wait(lambda s: "online game" in s and "bob" in s)
+        check(scr is not None, "the seek turns into the play view")
+        check(scr is not None and re.search(r"\b0[45]:\d\d\b", scr),
+              "the view shows the server's 5+3 clocks")
+        gid = str(st["game_id"])
+        for i in range(2):
+            state = b.json("play", gid)[1]
+            mv = rng.choice(state["legal"])
+            if state["to_move_player"] == "alice":
+                t.type(mv)
+                t.keys("Enter")
+            else:
+                b.json("move", gid, mv)
+            ok = t.wait(lambda s: "ply %d" % (state["seq"] + 1) in s)
+            check(ok is not None, "seek view: ply %d shown" % (state["seq"] + 1))
+        t.type("draw")
+        t.keys("Enter")
+        check(t.wait_text("Draw offered") is not None, "draw offered from the view")
+        rc, _ = b.json("resign", gid)
+        scr = t.wait(lambda s: "Game over" in s)
+        check(scr is not None and "resign" in scr,
+              "the opponent's resignation reaches the view")
+        t.type("quit")
+        t.keys("Enter")
+        check(t.exit_status() == "0", "seek view: quit, exit 0")
+    finally:
+        t.close()
+
+
+def seek_reconnects(a, b):
+    """A seek lives as long as its connection: agon seek reconnects after a
+    cut and posts it again; the opponent accepts the new one."""
+    proxy = Proxy(srv.port)
+    share_session(a, srv.port, proxy.port)
+    p = subprocess.Popen([AGON, "--port", str(proxy.port), "--json", "seek",
+                          "gwezboell"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=a.env(),
+                         stdin=subprocess.DEVNULL)
+    try:
+        first = json.loads(p.stdout.readline() or "{}")
+        proxy.cut()
+        second = json.loads(p.stdout.readline() or "{}")
+        check(first.get("seek_id") and second.get("seek_id") and
+              second["seek_id"] != first["seek_id"],
+              "seek: posted again after the connection was cut (%r, %r)"
+              % (first, second))
+        rc, lst = b.json("seeks", "gwezboell")
+        ids = [x["seek_id"] for x in lst.get("seeks", [])]
+        check(second.get("seek_id") in ids and first.get("seek_id") not in ids,
+              "seeks: the old seek is gone, the new one open (%r)" % ids)
+        rc, acc = b.json("accept", str(second.get("seek_id")))
+        out, err = p.communicate(timeout=TIMEOUT)
+        st = json.loads(out.strip().splitlines()[-1])
+        check(p.returncode == 0 and st.get("event") == "game_start" and
+              st.get("game_id") == acc.get("game_id"),
+              "seek: the reposted seek starts the game (%r)" % st)
+        b.json("resign", str(acc.get("game_id")))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        proxy.close()
+
+
+def move_reply_lost(a, b, rng):
+    """The connection drops after the move was sent, before its reply came
+    back: agon move reconnects, rejoins, sees the move committed (seq moved
+    on) and does not send it twice."""
+    st = start(a, b, "gomony")
+    gid = str(st["game_id"])
+    mover = a if st["to_move_player"] == "alice" else b
+    proxy = Proxy(srv.port)
+    share_session(mover, srv.port, proxy.port)
+    try:
+        proxy.cut_on = b'"re":"move"'
+        mv = st["legal"][0]
+        r = subprocess.run([AGON, "--port", str(proxy.port), "--json", "move",
+                            gid, mv], capture_output=True, text=True,
+                           env=mover.env(), timeout=TIMEOUT,
+                           stdin=subprocess.DEVNULL)
+        try:
+            after = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            after = {"stdout": r.stdout, "stderr": r.stderr}
+        check(proxy.cut_on is None and proxy.accepted == 2,
+              "the reply to the move was cut off; the client reconnected "
+              "(%d connections)" % proxy.accepted)
+        check(r.returncode == 0 and after.get("seq") == st["seq"] + 1 and
+              after.get("last_move") == mv,
+              "move: committed once, reported after the rejoin (%r)"
+              % {k: after.get(k) for k in ("seq", "last_move", "stderr")})
+        rc, other = b.json("play", gid)
+        check(other.get("seq") == st["seq"] + 1,
+              "the server has exactly one move (seq %r)" % other.get("seq"))
+        b.json("resign", gid)
+    finally:
+        proxy.close()
+
+
+def fix_session(p, port):
+    """After a restart (--port 0 gives a new port) keep the saved token."""
+    path = os.path.join(p.cfg, "agon", "sessions.json")
+    with open(path) as f:
+        data = json.load(f)
+    first = list(data.values())[0]
+    data["127.0.0.1:%d" % port] = first
+    with open(path, "w") as f:
+        json.dump(data, f)
+
+
+srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
+                          "--login-addr-burst", "100000"]).start()
+try:
+    main()
+finally:
+    for d in CFGS:
+        shutil.rmtree(d, ignore_errors=True)
+    if srv.proc and srv.proc.poll() is None:
+        srv.stop()
+    srv.cleanup()
+finish()
