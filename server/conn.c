@@ -82,6 +82,7 @@ void conn_close(conn *c, const char *why) {
     rooms_conn_gone(c);
     lobby_conn_gone(c);
   }
+  rooms_specs_gone(c);  /* spectators need no login */
   server_conn_gone(s);
 }
 

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "db.h"
 #include "log.h"
 #include "metrics.h"
 #include "server_int.h"
+#include "spectate.h"
 #include "util.h"
 
 enum {
@@ -49,6 +51,7 @@ struct room {
   char tc_text[24];
   game_outcome final;          /* ending (reason copied below) */
   char final_reason[32];
+  spec_list specs;             /* spectators (spectate.h) */
 };
 
 /* ---- table ------------------------------------------------------------- */
@@ -94,7 +97,7 @@ static void room_unlink(room *r) {
 
 /* Frees a finished room nobody needs any more (not inside its callbacks). */
 static void room_maybe_free(room *r) {
-  if (r->freeing || r->hold || r->inflight || r->atts ||
+  if (r->freeing || r->hold || r->inflight || r->atts || r->specs.head ||
       r->state != ROOM_OVER)
     return;
   r->freeing = 1;
@@ -111,6 +114,11 @@ void rooms_close(struct server *s) {
     while (r->atts) {  /* connections are all gone by now; be safe */
       room_att *a = r->atts;
       r->atts = a->rnext;
+      free(a);
+    }
+    while (r->specs.head) {  /* likewise: do not touch the connections */
+      spec_att *a = r->specs.head;
+      r->specs.head = a->rnext;
       free(a);
     }
     r->freeing = 1;
@@ -250,6 +258,10 @@ static void room_send_json(room *r, json_t *ev, int seat) {
   }
 }
 
+/* Players and spectators (spectating section below). */
+static void room_send_all(room *r, wbuf *b);
+static void spec_notify_count(room *r);
+
 /* ---- attachments -------------------------------------------------------- */
 
 static room_att *att_find(conn *c, room *r) {
@@ -353,6 +365,7 @@ static void room_linger_cb(uv_timer_t *t) {
     *pp = a->cnext;
     room_detach(a);
   }
+  while (r->specs.head) spec_remove(&r->specs, r->specs.head);
   r->hold--;
   room_maybe_free(r);
 }
@@ -450,7 +463,8 @@ static void room_write_cb(void *ctx, int status) {
       op->c = NULL;
     }
     for (int i = 0; i < 2; i++)
-      if (op->ev[i]) room_send(r, op->ev[i], -1);
+      if (op->ev[i]) room_send_all(r, op->ev[i]);
+    spec_notify_count(r);
   } else {
     if (r->state != ROOM_BROKEN && r->state != ROOM_RELOADING) {
       log_error("game %lld: write of seq %u failed (%s): reloading it",
@@ -925,7 +939,9 @@ static void reload_cb(void *ctx, int status) {
     room_arm(r);
     json_t *ev = proto_event("game_reload");
     json_object_set_new(ev, "game_id", json_integer(r->id));
-    room_send_json(r, ev, -1);
+    wbuf *b = wbuf_from_json(ev);
+    if (b) room_send_all(r, b);
+    wbuf_unref(b);
     json_decref(ev);
   }
   r->hold--;
@@ -1469,7 +1485,9 @@ typedef struct join_op {
   conn *c;
   json_t *id;
   int64_t game_id;
-  int seat;
+  int seat;               /* -1: a spectator (watch) */
+  int spec_chat;          /* join: also get the spectators' chat */
+  const char *re;         /* "join" or "watch" */
   unsigned tries;
   json_t *events;         /* accumulated across re-reads */
 } join_op;
@@ -1497,12 +1515,22 @@ static json_t *row_json(const room *r, const gs_row *w) {
                    (json_int_t)w->at_ms);
 }
 
+static void watch_reply(join_op *op, room *r);
+
 static void join_reply(join_op *op, room *r) {
   conn *c = op->c;
+  if (op->seat < 0) {
+    watch_reply(op, r);
+    return;
+  }
   int rc = room_attach(r, c, op->seat);
   if (rc != 0) {
     conn_reply_err(c, "join", op->id, rc, "too many games attached");
     return;
+  }
+  if (op->spec_chat) {
+    room_att *a = att_find(c, r);
+    if (a) a->spec_chat = 1;
   }
   json_t *g = room_start_json(r, op->seat);
   int opp = 1 - op->seat;
@@ -1541,11 +1569,11 @@ static void join_cb(void *ctx, int status) {
   }
   room *r = op->s->rooms ? room_find(op->s, op->game_id) : NULL;
   if (r == NULL) {
-    conn_reply_err(c, "join", op->id, AGON_ENOTFOUND, "no such live game");
+    conn_reply_err(c, op->re, op->id, AGON_ENOTFOUND, "no such live game");
     goto out;
   }
   if (status != 0) {
-    conn_reply_err(c, "join", op->id, AGON_ESTORAGE, NULL);
+    conn_reply_err(c, op->re, op->id, AGON_ESTORAGE, NULL);
     goto out;
   }
   if (op->q.more) {
@@ -1584,10 +1612,14 @@ out:
   join_free(op);
 }
 
+static void join_start(join_op *op, room *r, json_int_t since);
+
 void room_h_join(conn *c, proto_msg *m) {
   json_int_t gid, since = -1;
+  int spec_chat = 0;
   agon_err e;
-  if (proto_unpack(m, &e, "{s:I, s?I}", "game_id", &gid, "since_seq", &since) != 0) {
+  if (proto_unpack(m, &e, "{s:I, s?I, s?b}", "game_id", &gid, "since_seq", &since,
+                   "spectator_chat", &spec_chat) != 0) {
     conn_reply_err(c, m->type, m->id, e.code, e.msg);
     return;
   }
@@ -1600,6 +1632,14 @@ void room_h_join(conn *c, proto_msg *m) {
   op->id = m->id ? json_incref(m->id) : NULL;
   op->game_id = gid;
   op->seat = seat;
+  op->re = "join";
+  op->spec_chat = spec_chat;
+  join_start(op, r, since);
+}
+
+/* Reply at once (snapshot) or read the missed events first. */
+static void join_start(join_op *op, room *r, json_int_t since) {
+  conn *c = op->c;
   if (since < 0 || (uint32_t)since >= r->committed || since > (json_int_t)r->committed) {
     /* Nothing to read: snapshot (and an empty list when up to date). */
     if (since >= 0) op->events = json_array();
@@ -1608,12 +1648,12 @@ void room_h_join(conn *c, proto_msg *m) {
     return;
   }
   op->events = json_array();
-  op->q.game_id = gid;
+  op->q.game_id = op->game_id;
   op->q.since = (uint32_t)since;
   op->q.max = JOIN_MAX_EVENTS;
   int rc = join_submit(op);
   if (rc != 0) {
-    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    conn_reply_err(c, op->re, op->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
     join_free(op);
     return;
   }
@@ -1634,4 +1674,279 @@ void room_h_leave(conn *c, proto_msg *m) {
   *pp = a->cnext;
   room_detach(a);
   conn_reply_ok(c, m->type, m->id, NULL);
+}
+
+/* ---- spectating and chat (lists in spectate.c) -------------------------- */
+
+/* The neutral snapshot: game_start's shape for GAME_VIEW_ALL plus status
+ * and the spectator count. */
+static json_t *spec_game_json(room *r) {
+  json_t *g = room_start_json(r, -1);
+  json_object_set_new(g, "status", json_string(r->state == ROOM_ACTIVE ? "active" : "over"));
+  json_object_set_new(g, "draw_offer",
+                      r->draw_offer >= 0 ? json_integer(r->draw_offer) : json_null());
+  json_object_set_new(g, "spectators", json_integer(r->specs.n));
+  return g;
+}
+
+/* A spectator that skipped events catches up with this (spectate.c). */
+static wbuf *spec_snapshot(room *r) {
+  json_t *ev = proto_event("game_snapshot");
+  json_object_set_new(ev, "game_id", json_integer(r->id));
+  json_object_set_new(ev, "seq", json_integer(r->committed));
+  json_object_set_new(ev, "game", spec_game_json(r));
+  return encode_free(ev);
+}
+
+static void room_send_all(room *r, wbuf *b) {
+  room_send(r, b, -1);
+  r->hold++;  /* a send may close a connection that is the last holder */
+  spec_broadcast(&r->specs, b, spec_snapshot);
+  r->hold--;
+}
+
+/* The spectator count to the players, when due (spec_count_due). */
+static void spec_notify_count(room *r) {
+  if (r->state != ROOM_ACTIVE || !spec_count_due(&r->specs, now_ms(r))) return;
+  json_t *ev = proto_event("spectators");
+  json_object_set_new(ev, "game_id", json_integer(r->id));
+  json_object_set_new(ev, "count", json_integer(r->specs.n));
+  room_send_json(r, ev, -1);
+  json_decref(ev);
+}
+
+static void watch_reply(join_op *op, room *r) {
+  conn *c = op->c;
+  int rc = spec_add(&r->specs, r, c, NULL);
+  if (rc != 0) {
+    conn_reply_err(c, "watch", op->id, rc, "too many spectators or watched games");
+    return;
+  }
+  json_t *d = json_pack("{s:I, s:I, s:o}", "game_id", (json_int_t)r->id, "seq",
+                        (json_int_t)r->committed, "game", spec_game_json(r));
+  if (op->events) {
+    json_object_set_new(d, "events", op->events);
+    op->events = NULL;
+  }
+  conn_reply_ok(c, "watch", op->id, d);
+  r->hold++;
+  spec_notify_count(r);
+  r->hold--;
+}
+
+void room_h_watch(conn *c, proto_msg *m) {
+  json_int_t gid, since = -1;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I, s?I}", "game_id", &gid, "since_seq", &since) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  room *r = room_find(c->srv, gid);
+  if (r == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "no such live game");
+    return;
+  }
+  if (r->state == ROOM_BROKEN || r->state == ROOM_RELOADING) {
+    conn_reply_err(c, m->type, m->id, AGON_ESTORAGE, "the game is being reloaded, retry");
+    return;
+  }
+  join_op *op = xcalloc(1, sizeof *op);
+  op->s = c->srv;
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  op->game_id = gid;
+  op->seat = -1;
+  op->re = "watch";
+  join_start(op, r, since);
+}
+
+void room_h_unwatch(conn *c, proto_msg *m) {
+  json_int_t gid;
+  if (unpack_game_id(c, m, &gid)) return;
+  room *r = room_find(c->srv, gid);
+  spec_att *a = r ? spec_find(c, r) : NULL;
+  if (a == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "not watching this game");
+    return;
+  }
+  r->hold++;
+  spec_remove(&r->specs, a);
+  spec_notify_count(r);
+  r->hold--;
+  conn_reply_ok(c, m->type, m->id, NULL);
+  room_maybe_free(r);
+}
+
+void rooms_specs_gone(conn *c) {
+  while (c->specs) {
+    spec_att *a = c->specs;
+    room *r = a->r;
+    spec_remove(&r->specs, a);
+    r->hold++;
+    spec_notify_count(r);
+    r->hold--;
+    room_maybe_free(r);
+  }
+}
+
+void room_h_games_live(conn *c, proto_msg *m) {
+  const char *game = NULL, *player = NULL;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s?s, s?s}", "game", &game, "player", &player) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  json_t *games = json_array();
+  unsigned n = 0;
+  uint64_t now = uv_now(c->srv->loop);
+  for (room *r = c->srv->rooms->all; r && n < LIVE_LIST_MAX; r = r->next) {
+    if (r->state != ROOM_ACTIVE) continue;
+    if (game && strcmp(game, r->m.vt->name) != 0) continue;
+    if (player && strcasecmp(player, r->name[0]) != 0 &&
+        strcasecmp(player, r->name[1]) != 0)
+      continue;
+    n++;
+    json_array_append_new(
+        games, json_pack("{s:I, s:s, s:o, s:s, s:b, s:I, s:I, s:o, s:o, s:I}",
+                         "game_id", (json_int_t)r->id, "game", r->m.vt->name,
+                         "players", players_json(r), "time_control", r->tc_text,
+                         "rated", r->rated, "moves", (json_int_t)r->m.ply, "seq",
+                         (json_int_t)r->committed, "to_move", to_move_json(r),
+                         "clocks", clocks_json(&r->clk, now), "spectators",
+                         (json_int_t)r->specs.n));
+  }
+  conn_reply_ok(c, m->type, m->id, json_pack("{s:o}", "games", games));
+}
+
+void room_h_chat_subscribe(conn *c, proto_msg *m) {
+  json_int_t gid;
+  int on;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I, s:b}", "game_id", &gid, "on", &on) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  room *r = room_find(c->srv, gid);
+  room_att *a = r ? att_find(c, r) : NULL;
+  if (a == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "not attached to this game as a player");
+    return;
+  }
+  a->spec_chat = on;
+  conn_reply_ok(c, m->type, m->id, NULL);
+}
+
+typedef struct chat_op {
+  spec_chat_row row;      /* first: db ctx */
+  struct server *s;
+  conn *c;                /* held */
+  json_t *id;
+  char from[24];
+} chat_op;
+
+static void chat_cb(void *ctx, int status) {
+  chat_op *op = ctx;
+  if (conn_op_end(op->c)) {
+    if (status == 0)
+      conn_reply_ok(op->c, "chat", op->id,
+                    json_pack("{s:I}", "chat_id", (json_int_t)op->row.chat_id));
+    else
+      conn_reply_err(op->c, "chat", op->id, status, NULL);
+  }
+  room *r = op->s->rooms ? room_find(op->s, op->row.game_id) : NULL;
+  if (status == 0 && r) {
+    json_t *ev = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I}", "event", "chat",
+                           "game_id", (json_int_t)r->id, "chat_id",
+                           (json_int_t)op->row.chat_id, "room", op->row.room,
+                           "from", op->from, "text", op->row.text, "at_ms",
+                           (json_int_t)op->row.at_ms);
+    wbuf *b = encode_free(ev);
+    r->hold++;
+    if (b && strcmp(op->row.room, "players") == 0) {
+      room_send(r, b, -1);
+    } else if (b) {
+      /* Spectators, and the players who opted in. */
+      conn *tg[ROOM_MAX_ATT];
+      unsigned n = 0;
+      for (room_att *a = r->atts; a && n < ROOM_MAX_ATT; a = a->rnext)
+        if (a->spec_chat) {
+          tg[n++] = a->c;
+          conn_op_begin(a->c);
+        }
+      for (unsigned i = 0; i < n; i++)
+        if (!tg[i]->closing) conn_send(tg[i], b);
+      for (unsigned i = 0; i < n; i++) conn_op_end(tg[i]);
+      spec_broadcast(&r->specs, b, spec_snapshot);
+    }
+    wbuf_unref(b);
+    r->hold--;
+    room_maybe_free(r);
+  }
+  json_decref(op->id);
+  free(op->row.text);
+  free(op);
+}
+
+void room_h_chat(conn *c, proto_msg *m) {
+  json_int_t gid;
+  const char *which, *text;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I, s:s, s:s}", "game_id", &gid, "room", &which,
+                   "text", &text) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  int players = strcmp(which, "players") == 0;
+  if (!players && strcmp(which, "spectators") != 0) {
+    conn_reply_err(c, m->type, m->id, AGON_EBADFIELD,
+                   "room must be \"players\" or \"spectators\"");
+    return;
+  }
+  if (spec_chat_text_ok(text) != 0) {
+    conn_reply_err(c, m->type, m->id, AGON_EBADFIELD,
+                   "text must be 1-500 bytes without control characters");
+    return;
+  }
+  room *r = room_find(c->srv, gid);
+  if (r == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "no such live game");
+    return;
+  }
+  /* Players talk in "players"; watchers in "spectators" (players only read
+   * it, and only when they opted in: no advice from the audience). */
+  if (players ? seat_of_player(r, c->player_id) < 0 : spec_find(c, r) == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_EFORBIDDEN,
+                   players ? "not a player of this game" : "watch the game first");
+    return;
+  }
+  uint64_t now = uv_now(c->srv->loop);
+  if (!c->chat_init) {
+    rl_init(&c->chat_bucket, CHAT_BURST, now);
+    c->chat_init = 1;
+  }
+  uint64_t wait = rl_take(&c->chat_bucket, CHAT_RATE, CHAT_BURST, now);
+  if (wait) {
+    conn_reply_err_retry(c, m->type, m->id, AGON_ERATELIMIT, "chat: too fast",
+                         (long long)wait);
+    return;
+  }
+  chat_op *op = xcalloc(1, sizeof *op);
+  op->s = c->srv;
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  snprintf(op->from, sizeof op->from, "%s", c->name);
+  op->row.game_id = gid;
+  op->row.player_id = c->player_id;
+  op->row.at_ms = db_now_ms();
+  snprintf(op->row.room, sizeof op->row.room, "%s", which);
+  op->row.text = xstrdup(text);
+  int rc = db_write(c->srv->db, spec_chat_job, &op->row, chat_cb);
+  if (rc != 0) {
+    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    json_decref(op->id);
+    free(op->row.text);
+    free(op);
+    return;
+  }
+  conn_op_begin(c);
 }
