@@ -260,6 +260,7 @@ static void room_send_json(room *r, json_t *ev, int seat) {
 
 /* Players and spectators (spectating section below). */
 static void room_send_all(room *r, wbuf *b);
+static void spec_broadcast_events(room *r, wbuf *const *ev, int n);
 static void spec_notify_count(room *r);
 
 /* ---- attachments -------------------------------------------------------- */
@@ -451,6 +452,11 @@ static void room_write_cb(void *ctx, int status) {
   if (status == 0) {
     if (op->last_seq > r->committed) r->committed = op->last_seq;
     if (op->re && strcmp(op->re, "move") == 0) metrics_move_acked_us((uv_hrtime() - op->t0_ns) / 1000);
+    /* Spectators are queued before the mover's reply and the players'
+     * events: conn_flush_all writes the connections queued last first, so
+     * the players' writes do not wait behind thousands of spectator writes
+     * (broadcast bench: the ack no longer grows with the audience). */
+    spec_broadcast_events(r, op->ev, 2);
     if (op->c) {
       if (conn_op_end(op->c)) {
         if (op->reply_raw) {
@@ -463,7 +469,7 @@ static void room_write_cb(void *ctx, int status) {
       op->c = NULL;
     }
     for (int i = 0; i < 2; i++)
-      if (op->ev[i]) room_send_all(r, op->ev[i]);
+      if (op->ev[i]) room_send(r, op->ev[i], -1);
     spec_notify_count(r);
   } else {
     if (r->state != ROOM_BROKEN && r->state != ROOM_RELOADING) {
@@ -1702,6 +1708,13 @@ static void room_send_all(room *r, wbuf *b) {
   room_send(r, b, -1);
   r->hold++;  /* a send may close a connection that is the last holder */
   spec_broadcast(&r->specs, b, spec_snapshot);
+  r->hold--;
+}
+
+static void spec_broadcast_events(room *r, wbuf *const *ev, int n) {
+  r->hold++;
+  for (int i = 0; i < n; i++)
+    if (ev[i]) spec_broadcast(&r->specs, ev[i], spec_snapshot);
   r->hold--;
 }
 
