@@ -167,6 +167,14 @@
 /* Chat rate per connection: a line per second sustained, bursts of 5.
  * Chat is stored (one row each): this bounds what one peer can make the
  * writer do, well under the general request rate. */
+/* Spectator delay bounds (spectator_delay at game creation): enough to
+ * defeat relaying moves to a player; the seconds delay stays well under
+ * ROOM_LINGER_MS so a finished game's delayed end is still shown. */
+#define SPEC_DELAY_MAX_PLIES 50
+#define SPEC_DELAY_MAX_S 300
+/* Delayed events held per room: beyond, the oldest is released early
+ * (memory stays bounded whatever the move rate). ~64 B each. */
+#define SPEC_DELAY_QUEUE_MAX 1024
 #define CHAT_RATE 1.0
 #define CHAT_BURST 5.0
 

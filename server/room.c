@@ -52,6 +52,7 @@ struct room {
   game_outcome final;          /* ending (reason copied below) */
   char final_reason[32];
   spec_list specs;             /* spectators (spectate.h) */
+  spec_delay *delay;           /* spectator delay, or NULL */
 };
 
 /* ---- table ------------------------------------------------------------- */
@@ -102,6 +103,8 @@ static void room_maybe_free(room *r) {
     return;
   r->freeing = 1;
   room_unlink(r);
+  spec_delay_free(r->delay);
+  r->delay = NULL;
   uv_timer_stop(&r->timer);
   uv_close((uv_handle_t *)&r->timer, room_timer_closed_cb);
 }
@@ -123,6 +126,8 @@ void rooms_close(struct server *s) {
     }
     r->freeing = 1;
     room_unlink(r);
+    spec_delay_free(r->delay);
+    r->delay = NULL;
     uv_timer_stop(&r->timer);
     uv_close((uv_handle_t *)&r->timer, room_timer_closed_cb);
   }
@@ -260,7 +265,10 @@ static void room_send_json(room *r, json_t *ev, int seat) {
 
 /* Players and spectators (spectating section below). */
 static void room_send_all(room *r, wbuf *b);
-static void spec_broadcast_events(room *r, wbuf *const *ev, int n);
+static void spec_broadcast_events(room *r, const gs_append *a, wbuf *const *ev, int n);
+static void room_delay_init(room *r, uint32_t plies, int64_t ms);
+static void room_delay_rebuild(room *r, const gs_game *g);
+static void room_delay_build(room *r, const gs_game *g);
 static void spec_notify_count(room *r);
 
 /* ---- attachments -------------------------------------------------------- */
@@ -456,7 +464,7 @@ static void room_write_cb(void *ctx, int status) {
      * events: conn_flush_all writes the connections queued last first, so
      * the players' writes do not wait behind thousands of spectator writes
      * (broadcast bench: the ack no longer grows with the audience). */
-    spec_broadcast_events(r, op->ev, 2);
+    spec_broadcast_events(r, &op->a, op->ev, 2);
     if (op->c) {
       if (conn_op_end(op->c)) {
         if (op->reply_raw) {
@@ -690,6 +698,7 @@ static void create_cb(void *ctx, int status) {
   r->chooser_seat = (int8_t)op->g.chooser_seat;
   r->rated = (uint8_t)op->g.rated;
   r->rematch_of = op->rematch_of;
+  room_delay_init(r, op->g.delay_plies, op->g.delay_ms);
   snprintf(r->tc_text, sizeof r->tc_text, "%s", op->g.tc_text);
   clock_tc tc;
   clock_tc_parse(&tc, op->g.tc_text, NULL);
@@ -775,6 +784,8 @@ int room_create(struct server *s, const room_setup *rs,
   game_seed_commitment(op->seed, op->g.commitment);
   op->g.rated = rs->rated;
   snprintf(op->g.tc_text, sizeof op->g.tc_text, "%s", rs->tc_text);
+  op->g.delay_plies = rs->delay_plies;
+  op->g.delay_ms = rs->delay_ms;
   clock_tc tc;
   if ((rc = clock_tc_parse(&tc, rs->tc_text, err)) != 0) {
     rc = agon_err_set(err, AGON_EBADFIELD, "%s", err ? err->msg : "bad time_control");
@@ -881,6 +892,7 @@ static int room_replay(room *r, const gs_game *g) {
   if (game_match_outcome(&r->m).result != GAME_ONGOING && r->state == ROOM_ACTIVE)
     log_warn("game %lld: replay ended by the rules but not stored as ended",
              (long long)g->id);
+  if (g->delay_plies || g->delay_ms) room_delay_rebuild(r, g);
   return 0;
 bad:
   log_error("game %lld: replay failed: %s", (long long)g->id, e.msg);
@@ -1443,6 +1455,10 @@ void room_h_rematch_accept(conn *c, proto_msg *m) {
   /* New seat 0 is the old seat 1: it takes the old seat 0's side; the old
    * chooser seat index now names the other player. */
   rs.rematch_of = r->id;
+  if (r->delay) {
+    rs.delay_plies = r->delay->plies;
+    rs.delay_ms = (int64_t)r->delay->ms;
+  }
   agon_err e;
   agon_err_clear(&e);
   rematch_op *op = xcalloc(1, sizeof *op);
@@ -1497,6 +1513,12 @@ typedef struct join_op {
   unsigned tries;
   json_t *events;         /* accumulated across re-reads */
 } join_op;
+
+/* The last seq a connection at seat may see: spectators of a delayed game
+ * see only what the delay released. */
+static uint32_t visible_seq(const room *r, int seat) {
+  return seat < 0 && r->delay ? r->delay->vis_seq : r->committed;
+}
 
 static void join_free(join_op *op) {
   gs_rows_free(op->q.rows, op->q.n);
@@ -1591,13 +1613,13 @@ static void join_cb(void *ctx, int status) {
   }
   /* Keep exactly the committed events: a write committed but not yet
    * delivered to the loop is broadcast later, to this connection too. */
-  uint32_t last = op->q.since;
+  uint32_t last = op->q.since, lim = visible_seq(r, op->seat);
   for (uint32_t i = 0; i < op->q.n; i++) {
-    if (op->q.rows[i].seq > r->committed) break;
+    if (op->q.rows[i].seq > lim) break;
     json_array_append_new(op->events, row_json(r, &op->q.rows[i]));
     last = op->q.rows[i].seq;
   }
-  if (last < r->committed && op->tries++ < JOIN_RETRIES &&
+  if (last < lim && op->tries++ < JOIN_RETRIES &&
       json_array_size(op->events) <= JOIN_MAX_EVENTS) {
     /* More was committed meanwhile: read the rest. */
     gs_rows_free(op->q.rows, op->q.n);
@@ -1609,7 +1631,7 @@ static void join_cb(void *ctx, int status) {
       return;
     }
   }
-  if (last < r->committed) {
+  if (last < lim) {
     json_decref(op->events);
     op->events = NULL;
   }
@@ -1646,7 +1668,8 @@ void room_h_join(conn *c, proto_msg *m) {
 /* Reply at once (snapshot) or read the missed events first. */
 static void join_start(join_op *op, room *r, json_int_t since) {
   conn *c = op->c;
-  if (since < 0 || (uint32_t)since >= r->committed || since > (json_int_t)r->committed) {
+  uint32_t lim = visible_seq(r, op->seat);
+  if (since < 0 || since >= (json_int_t)lim) {
     /* Nothing to read: snapshot (and an empty list when up to date). */
     if (since >= 0) op->events = json_array();
     join_reply(op, r);
@@ -1684,13 +1707,53 @@ void room_h_leave(conn *c, proto_msg *m) {
 
 /* ---- spectating and chat (lists in spectate.c) -------------------------- */
 
+/* Clocks as of the last released move (time does not run in the
+ * spectators' delayed view). */
+static json_t *delay_clocks_json(const room *r) {
+  const spec_delay *d = r->delay;
+  json_t *ms;
+  if (r->clk.tc.kind == CLOCK_UNTIMED) ms = json_null();
+  else if (d->vtimed)
+    ms = json_pack("[I, I]", (json_int_t)d->vclock_ms[0], (json_int_t)d->vclock_ms[1]);
+  else
+    ms = json_pack("[I, I]", (json_int_t)r->clk.tc.base_ms, (json_int_t)r->clk.tc.base_ms);
+  return json_pack("{s:o, s:n}", "ms", ms, "running");
+}
+
+static json_t *delay_json(const spec_delay *d) {
+  return d->plies ? json_pack("{s:i}", "moves", (int)d->plies)
+                  : json_pack("{s:I}", "seconds", (json_int_t)(d->ms / 1000));
+}
+
+/* room_view for another match of r (the spectators' delayed one). */
+static json_t *match_view(const room *r, const game_match *m) {
+  json_t *v = game_match_view(m, GAME_VIEW_ALL);
+  if (json_object_get(v, "position") == NULL && r->m.vt->to_position) {
+    char pos[GAME_POSITION_MAX];
+    if (r->m.vt->to_position(&m->st, pos, sizeof pos) >= 0)
+      json_object_set_new(v, "position", json_string(pos));
+  }
+  return v;
+}
+
 /* The neutral snapshot: game_start's shape for GAME_VIEW_ALL plus status
  * and the spectator count. */
 static json_t *spec_game_json(room *r) {
   json_t *g = room_start_json(r, -1);
-  json_object_set_new(g, "status", json_string(r->state == ROOM_ACTIVE ? "active" : "over"));
-  json_object_set_new(g, "draw_offer",
-                      r->draw_offer >= 0 ? json_integer(r->draw_offer) : json_null());
+  spec_delay *d = r->delay;
+  if (d) {
+    /* Delayed: the released part only (no end, no seed before it is due). */
+    json_object_set_new(g, "seq", json_integer(d->vis_seq));
+    json_object_set_new(g, "clocks", delay_clocks_json(r));
+    json_object_set_new(g, "state", match_view(r, &d->vm));
+    json_object_set_new(g, "status", json_string(d->vover ? "over" : "active"));
+    json_object_set_new(g, "draw_offer", json_null());
+    json_object_set_new(g, "spectator_delay", delay_json(d));
+  } else {
+    json_object_set_new(g, "status", json_string(r->state == ROOM_ACTIVE ? "active" : "over"));
+    json_object_set_new(g, "draw_offer",
+                        r->draw_offer >= 0 ? json_integer(r->draw_offer) : json_null());
+  }
   json_object_set_new(g, "spectators", json_integer(r->specs.n));
   return g;
 }
@@ -1699,7 +1762,7 @@ static json_t *spec_game_json(room *r) {
 static wbuf *spec_snapshot(room *r) {
   json_t *ev = proto_event("game_snapshot");
   json_object_set_new(ev, "game_id", json_integer(r->id));
-  json_object_set_new(ev, "seq", json_integer(r->committed));
+  json_object_set_new(ev, "seq", json_integer(visible_seq(r, -1)));
   json_object_set_new(ev, "game", spec_game_json(r));
   return encode_free(ev);
 }
@@ -1711,11 +1774,106 @@ static void room_send_all(room *r, wbuf *b) {
   r->hold--;
 }
 
-static void spec_broadcast_events(room *r, wbuf *const *ev, int n) {
+/* The events of one committed write: to the spectators now, or into the
+ * delay queue (a: what the write stored, to tell the move from the event
+ * and give the delay queue the move's text, ply and clocks). */
+static void spec_broadcast_events(room *r, const gs_append *a, wbuf *const *ev, int n) {
   r->hold++;
-  for (int i = 0; i < n; i++)
-    if (ev[i]) spec_broadcast(&r->specs, ev[i], spec_snapshot);
+  if (r->delay == NULL) {
+    for (int i = 0; i < n; i++)
+      if (ev[i]) spec_broadcast(&r->specs, ev[i], spec_snapshot);
+  } else {
+    spec_delay *d = r->delay;
+    uint64_t due = now_ms(r) + d->ms;
+    int i = 0;
+    if (a->has_move && ev[0]) {
+      spec_delay_push(d, ev[0], a->move_seq, a->ply, 1, 0, a->move, a->timed,
+                      a->clock_ms, due);
+      i = 1;
+    }
+    if (a->has_event && i < n && ev[i])
+      spec_delay_push(d, ev[i], a->event_seq, d->cur_ply, 0, a->end, NULL, 0,
+                      NULL, due);
+  }
   r->hold--;
+}
+
+/* A delayed event is due: the spectators' view takes it, then they get it.
+ * Called from spec_delay_pump (a commit or the delay timer); the room is not
+ * freed here (the queue being walked belongs to it). */
+static void room_delay_release(room *r, const spec_delay_ev *e) {
+  spec_delay *d = r->delay;
+  if (e->is_move) {
+    agon_err err;
+    if (game_match_play(&d->vm, e->move, strlen(e->move), NULL, &err) != 0)
+      log_error("game %lld: spectators' view: %s", (long long)r->id, err.msg);
+    d->vtimed = e->timed;
+    d->vclock_ms[0] = e->clock_ms[0];
+    d->vclock_ms[1] = e->clock_ms[1];
+  }
+  if (e->is_end) {
+    d->vover = 1;
+    if (game_match_outcome(&d->vm).result == GAME_ONGOING)
+      game_match_end(&d->vm, r->final);
+  }
+  r->hold++;
+  spec_broadcast(&r->specs, e->b, spec_snapshot);
+  r->hold--;
+}
+
+/* The spectators' view starts as the players' (a new game, or a replay
+ * cut back by room_delay_rebuild). */
+static void room_delay_init(room *r, uint32_t plies, int64_t ms) {
+  spec_delay_free(r->delay);
+  r->delay = NULL;
+  if (plies == 0 && ms <= 0) return;
+  spec_delay *d = spec_delay_new(r->srv->loop, r, plies, (uint64_t)(ms > 0 ? ms : 0),
+                                 room_delay_release);
+  d->vm = r->m;
+  d->vm.hist = d->vhist;
+  memcpy(d->vhist, r->hist, sizeof d->vhist);
+  d->cur_ply = r->m.ply;
+  d->vis_seq = r->committed;
+  r->delay = d;
+}
+
+/* After a replay (recovery, reload): the spectators' view is the start
+ * plus the stored events already due; the rest is queued again. */
+static void room_delay_rebuild(room *r, const gs_game *g) {
+  /* Spectators attached during a reload already saw the released part:
+   * rebuild without them. */
+  spec_list keep = r->specs;
+  memset(&r->specs, 0, sizeof r->specs);
+  room_delay_build(r, g);
+  r->specs = keep;
+}
+
+static void room_delay_build(room *r, const gs_game *g) {
+  room_delay_init(r, g->delay_plies, g->delay_ms);
+  spec_delay *d = r->delay;
+  agon_err e;
+  game_setup setup = r->m.setup;
+  if (game_match_init(&d->vm, &setup, r->m.seed, d->vhist, ROOM_HIST_CAP, &e) != 0) {
+    log_error("game %lld: spectators' view: %s", (long long)r->id, e.msg);
+    return;
+  }
+  d->cur_ply = 0;
+  d->vis_seq = 0;
+  d->ended = 0;
+  int64_t wall = db_now_ms();
+  uint64_t now = now_ms(r);
+  for (uint32_t i = 0; i < g->n; i++) {
+    const gs_row *w = &g->rows[i];
+    int is_end = !w->is_move && strcmp(w->kind, "game_end") == 0;
+    json_t *j = row_json(r, w);
+    wbuf *b = encode_free(j);
+    if (b == NULL) continue;
+    int64_t left = w->at_ms + (int64_t)d->ms - wall;
+    uint64_t due = now + (uint64_t)(left > 0 ? left : 0);
+    spec_delay_push(d, b, w->seq, w->is_move ? w->ply : d->cur_ply, w->is_move,
+                    is_end, w->is_move ? w->move : NULL, w->timed, w->clock_ms, due);
+    wbuf_unref(b);
+  }
 }
 
 /* The spectator count to the players, when due (spec_count_due). */
@@ -1736,7 +1894,7 @@ static void watch_reply(join_op *op, room *r) {
     return;
   }
   json_t *d = json_pack("{s:I, s:I, s:o}", "game_id", (json_int_t)r->id, "seq",
-                        (json_int_t)r->committed, "game", spec_game_json(r));
+                        (json_int_t)visible_seq(r, -1), "game", spec_game_json(r));
   if (op->events) {
     json_object_set_new(d, "events", op->events);
     op->events = NULL;
@@ -1813,20 +1971,34 @@ void room_h_games_live(conn *c, proto_msg *m) {
   unsigned n = 0;
   uint64_t now = uv_now(c->srv->loop);
   for (room *r = c->srv->rooms->all; r && n < LIVE_LIST_MAX; r = r->next) {
-    if (r->state != ROOM_ACTIVE) continue;
+    const spec_delay *d = r->delay;
+    if (d ? d->vover || r->state == ROOM_BROKEN || r->state == ROOM_RELOADING
+          : r->state != ROOM_ACTIVE)
+      continue;
     if (game && strcmp(game, r->m.vt->name) != 0) continue;
     if (player && strcasecmp(player, r->name[0]) != 0 &&
         strcasecmp(player, r->name[1]) != 0)
       continue;
     n++;
-    json_array_append_new(
-        games, json_pack("{s:I, s:s, s:o, s:s, s:b, s:I, s:I, s:o, s:o, s:I}",
-                         "game_id", (json_int_t)r->id, "game", r->m.vt->name,
-                         "players", players_json(r), "time_control", r->tc_text,
-                         "rated", r->rated, "moves", (json_int_t)r->m.ply, "seq",
-                         (json_int_t)r->committed, "to_move", to_move_json(r),
-                         "clocks", clocks_json(&r->clk, now), "spectators",
-                         (json_int_t)r->specs.n));
+    json_t *ent = json_pack("{s:I, s:s, s:o, s:s, s:b, s:I, s:I, s:o, s:o, s:I}",
+                          "game_id", (json_int_t)r->id, "game", r->m.vt->name,
+                          "players", players_json(r), "time_control", r->tc_text,
+                          "rated", r->rated, "moves", (json_int_t)r->m.ply, "seq",
+                          (json_int_t)r->committed, "to_move", to_move_json(r),
+                          "clocks", clocks_json(&r->clk, now), "spectators",
+                          (json_int_t)r->specs.n);
+    if (d) {
+      /* What the delay has released, like every other spectator path. */
+      int tm = game_match_to_move(&d->vm);
+      json_object_set_new(ent, "moves", json_integer(d->vm.ply));
+      json_object_set_new(ent, "seq", json_integer(d->vis_seq));
+      json_object_set_new(ent, "to_move", tm == GAME_NOBODY || game_match_outcome(&d->vm).result != GAME_ONGOING
+                                            ? json_null()
+                                            : json_string(game_side_name(r->m.vt, tm)));
+      json_object_set_new(ent, "clocks", delay_clocks_json(r));
+      json_object_set_new(ent, "spectator_delay", delay_json(d));
+    }
+    json_array_append_new(games, ent);
   }
   conn_reply_ok(c, m->type, m->id, json_pack("{s:o}", "games", games));
 }

@@ -52,6 +52,8 @@ typedef struct room_setup {
   char name[2][24];
   int64_t rematch_of;     /* 0 or the previous game */
   int force_chooser_seat; /* -1: from the chooser option; else that seat */
+  uint32_t delay_plies;   /* spectator delay: moves, or */
+  int64_t delay_ms;       /* milliseconds (0: none) */
 } room_setup;
 
 /* Initialise/close the room table (server start/stop). */

@@ -110,3 +110,80 @@ int spec_chat_job(sqlite3 *sq, void *ctx) {
   w->chat_id = sqlite3_last_insert_rowid(sq);
   return 0;
 }
+
+/* ---- spectator delay ------------------------------------------------------ */
+
+static void delay_timer_cb(uv_timer_t *t) { spec_delay_pump(t->data); }
+
+static void delay_closed_cb(uv_handle_t *h) { free(h->data); }
+
+spec_delay *spec_delay_new(uv_loop_t *loop, struct room *r, uint32_t plies,
+                           uint64_t ms, spec_release_fn release) {
+  spec_delay *d = xcalloc(1, sizeof *d);
+  d->r = r;
+  d->plies = plies;
+  d->ms = ms;
+  d->release = release;
+  uv_timer_init(loop, &d->timer);
+  d->timer.data = d;
+  return d;
+}
+
+void spec_delay_free(spec_delay *d) {
+  if (d == NULL) return;
+  while (d->n) {
+    wbuf_unref(d->q[d->head].b);
+    d->head = (d->head + 1) % SPEC_DELAY_QUEUE_MAX;
+    d->n--;
+  }
+  uv_timer_stop(&d->timer);
+  uv_close((uv_handle_t *)&d->timer, delay_closed_cb);
+}
+
+static int delay_due(const spec_delay *d, const spec_delay_ev *e, uint64_t now) {
+  if (d->plies && !d->ended && e->ply + d->plies > d->cur_ply) return 0;
+  if (d->ms && now < e->due_ms) return 0;
+  return 1;
+}
+
+static void delay_pop(spec_delay *d) {
+  spec_delay_ev *e = &d->q[d->head];
+  d->head = (d->head + 1) % SPEC_DELAY_QUEUE_MAX;
+  d->n--;
+  d->vis_seq = e->seq;
+  d->release(d->r, e);  /* may broadcast: e stays valid (slot not reused) */
+  wbuf_unref(e->b);
+  e->b = NULL;
+}
+
+void spec_delay_pump(spec_delay *d) {
+  uint64_t now = uv_now(d->timer.loop);
+  while (d->n && delay_due(d, &d->q[d->head], now)) delay_pop(d);
+  uv_timer_stop(&d->timer);
+  if (d->n && d->ms) {
+    const spec_delay_ev *e = &d->q[d->head];
+    if (!d->plies || d->ended || e->ply + d->plies <= d->cur_ply)
+      uv_timer_start(&d->timer, delay_timer_cb, e->due_ms > now ? e->due_ms - now : 0, 0);
+  }
+}
+
+void spec_delay_push(spec_delay *d, wbuf *b, uint32_t seq, uint32_t ply,
+                     int is_move, int is_end, const char *move, int timed,
+                     const int64_t clock_ms[2], uint64_t due_ms) {
+  if (d->n == SPEC_DELAY_QUEUE_MAX) delay_pop(d);  /* bounded: release early */
+  spec_delay_ev *e = &d->q[(d->head + d->n) % SPEC_DELAY_QUEUE_MAX];
+  memset(e, 0, sizeof *e);
+  e->b = wbuf_ref(b);
+  e->seq = seq;
+  e->ply = ply;
+  e->due_ms = due_ms;
+  e->is_move = (uint8_t)is_move;
+  e->is_end = (uint8_t)is_end;
+  e->timed = (uint8_t)timed;
+  if (clock_ms) memcpy(e->clock_ms, clock_ms, sizeof e->clock_ms);
+  if (move) snprintf(e->move, sizeof e->move, "%s", move);
+  d->n++;
+  if (is_move && ply > d->cur_ply) d->cur_ply = ply;
+  if (is_end) d->ended = 1;
+  spec_delay_pump(d);
+}

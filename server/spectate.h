@@ -18,8 +18,11 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <uv.h>
 
 #include "conn.h"
+#include "game.h"
+#include "limits.h"
 #include "wbuf.h"
 
 struct room;
@@ -53,6 +56,62 @@ spec_att *spec_find(conn *c, const struct room *r);
 void spec_remove(spec_list *l, spec_att *a);
 /* Send b (borrowed) to every spectator of l (see above for laggards). */
 void spec_broadcast(spec_list *l, wbuf *b, spec_snapshot_fn snap);
+
+/* ---- spectator delay ----------------------------------------------------
+ *
+ * A game created with spectator_delay holds every event for its spectators
+ * in a FIFO until it is due: by moves, an event is released once the game is
+ * `plies` moves further (at the game's end everything is released: with no
+ * more moves there is nothing left to relay); by time, `ms` after it was
+ * committed (a single-shot timer armed for the head; the game_end and its
+ * seed wait like the rest). The spectators' view of the game (snapshots,
+ * games_live, watch's since_seq replay) is `vm`, a second match advanced
+ * only by released moves, and `vis_seq`. The FIFO is bounded
+ * (SPEC_DELAY_QUEUE_MAX): when full the oldest event is released early. */
+
+typedef struct spec_delay_ev {
+  wbuf *b;                        /* the broadcast (a reference) */
+  uint32_t seq, ply;              /* ply: committed moves at that point */
+  uint64_t due_ms;                /* loop ms (time delay) */
+  uint8_t is_move, is_end, timed;
+  int64_t clock_ms[2];
+  char move[GAME_MOVE_TEXT_MAX];
+} spec_delay_ev;
+
+/* Applies a released event to the spectators' view and broadcasts it. */
+typedef void (*spec_release_fn)(struct room *r, const spec_delay_ev *e);
+
+typedef struct spec_delay {
+  uv_timer_t timer;               /* time delay: due time of the head */
+  struct room *r;
+  spec_release_fn release;
+  uint32_t plies;
+  uint64_t ms;
+  uint32_t cur_ply;               /* committed moves (the players' view) */
+  uint32_t vis_seq;               /* last seq released to spectators */
+  uint8_t ended;                  /* the game_end is queued */
+  uint8_t vover;                  /* the game_end was released */
+  uint8_t vtimed;
+  int64_t vclock_ms[2];           /* clocks with the last released move */
+  unsigned head, n;
+  spec_delay_ev q[SPEC_DELAY_QUEUE_MAX];
+  game_match vm;                  /* the spectators' view */
+  uint64_t vhist[ROOM_HIST_CAP];
+} spec_delay;
+
+/* New delay (plies or ms non-zero) for r; vm is a copy the caller sets.
+ * Free with spec_delay_free (closes the timer; memory freed in close_cb). */
+spec_delay *spec_delay_new(uv_loop_t *loop, struct room *r, uint32_t plies,
+                           uint64_t ms, spec_release_fn release);
+void spec_delay_free(spec_delay *d);
+/* Queue a committed event (b borrowed: a reference is taken). is_move:
+ * ply is the move's ply and move its text; otherwise ply is the current
+ * one. Releases whatever became due. */
+void spec_delay_push(spec_delay *d, wbuf *b, uint32_t seq, uint32_t ply,
+                     int is_move, int is_end, const char *move, int timed,
+                     const int64_t clock_ms[2], uint64_t due_ms);
+/* Release every due event (in order) and re-arm the timer. */
+void spec_delay_pump(spec_delay *d);
 
 /* Whether the players should be told the spectator count now: it changed
  * and the last notice is at least SPEC_COUNT_MIN_MS old (a crowd arriving

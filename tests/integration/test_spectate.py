@@ -3,6 +3,7 @@ with since_seq after a disconnect, unwatch, spectator counts to the players,
 a spectator that never reads is dropped while the game goes on, chat rooms
 kept apart (players opt in to the spectators' chat), chat limits.
 Usage: test_spectate.py AGOND AGON_RULES"""
+import json
 import sys
 import time
 
@@ -16,6 +17,70 @@ def strip_move(ev):
     e = {k: v for k, v in ev.items() if k not in ("to_move", "outcome", "sides")}
     e["clocks"] = {"ms": ev["clocks"]["ms"]}
     return e
+
+
+def moves_seen(c):
+    """Move events c received so far (a ping flushes what is in flight)."""
+    r = c.req("ping")
+    assert r and r.get("ok"), r
+    return [e for e in c.events if e.get("event") == "move"]
+
+
+def delayed(srv, a, b, carol):
+    for bad in ({"moves": -1}, {"moves": 1, "seconds": 1}, {"minutes": 1},
+                {"seconds": 100000}, 3):
+        r = a.req("seek_create", game="gomony", spectator_delay=bad)
+        check(err_code(r) == "bad_field", "bad spectator_delay %r -> bad_field" % (bad,))
+
+    # ---- by moves ----
+    g = start_game(srv, a, b, "gomony", spectator_delay={"moves": 2})
+    w = srv.client()
+    r = w.req("watch", game_id=g.gid)
+    check(r["data"]["game"]["spectator_delay"] == {"moves": 2}, "the snapshot shows the delay")
+    mv = []
+    for i in range(2):
+        rr, ev = g.play(g.legal(RULES)[0])
+        mv.append(ev)
+        check(moves_seen(w) == [], "move %d not shown yet (delay 2 moves)" % (i + 1))
+    rr, ev = g.play(g.legal(RULES)[0])
+    mv.append(ev)
+    check([e["seq"] for e in moves_seen(w)] == [mv[0]["seq"]],
+          "after the 3rd move the spectator gets the 1st")
+    x = [e for e in w.req("games_live")["data"]["games"] if e["game_id"] == g.gid][0]
+    check(x["moves"] == 1 and x["seq"] == mv[0]["seq"], "games_live shows the delayed move count")
+    late = srv.client()
+    r = late.req("watch", game_id=g.gid, since_seq=0)
+    check(r["data"]["seq"] == mv[0]["seq"] and r["data"]["game"]["state"]["ply"] == 1
+          and [e["seq"] for e in r["data"]["events"]] == [mv[0]["seq"]],
+          "watch mid-game: delayed snapshot and move list")
+    r = a.req("resign", game_id=g.gid)
+    check(r.get("ok"), "alice resigns")
+    end = w.event("game_end")
+    got = [e["seq"] for e in w.events if e.get("event") == "move"]
+    check(end and got == [m["seq"] for m in mv], "moves delay: at the end the rest is released, in order")
+
+    # ---- by seconds ----
+    g = start_game(srv, a, b, "gomony", spectator_delay={"seconds": 2})
+    w = srv.client()
+    w.req("watch", game_id=g.gid)
+    rr, ev = g.play(g.legal(RULES)[0])
+    check(moves_seen(w) == [], "seconds delay: the move is not shown at once")
+    r = b.req("resign", game_id=g.gid)
+    check(r.get("ok"), "bob resigns")
+    late = srv.client()
+    r = late.req("watch", game_id=g.gid)
+    snap = r["data"]["game"]
+    check(snap["status"] == "active" and snap["state"]["ply"] == 0 and r["data"]["seq"] == 0,
+          "snapshot after the end: still the delayed game, no end")
+    check("seed" not in json.dumps(snap["state"]).replace("seed_commitment", ""),
+          "no seed in the delayed snapshot")
+    check(any(e["game_id"] == g.gid for e in late.req("games_live")["data"]["games"]),
+          "games_live still lists it while the end is delayed")
+    e1 = w.event("move")
+    e2 = w.event("game_end")
+    check(e1 == ev and e2 and e2["seed"], "after the delay: the move, then game_end with the seed")
+    check(late.event("move") == ev and late.event("game_end")["seed"] == e2["seed"],
+          "a spectator who came later gets the same")
 
 
 def main():
@@ -190,6 +255,7 @@ def main():
         check(ev and ev["reason"] == "resign" and ev["seed"], "spectators get game_end with the seed")
         r = anon.req("games_live", game="gomony")
         check(r["data"]["games"] == [], "a finished game leaves games_live")
+        delayed(srv, a, b, carol)
         srv.stop_checked()
     finally:
         srv.cleanup()
