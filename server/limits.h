@@ -171,10 +171,12 @@
  * defeat relaying moves to a player; the seconds delay stays well under
  * ROOM_LINGER_MS so a finished game's delayed end is still shown. */
 #define SPEC_DELAY_MAX_PLIES 50
-#define SPEC_DELAY_MAX_S 300
+#define SPEC_DELAY_MAX_S 240
 /* Delayed events held per room: beyond, the oldest is released early
- * (memory stays bounded whatever the move rate). ~64 B each. */
-#define SPEC_DELAY_QUEUE_MAX 1024
+ * (memory stays bounded whatever the move rate). ~150 B each (the move
+ * text is kept for the delayed view): ~75 KiB per game with a delay, and
+ * nothing for the others. 512 events in 240 s is two a second. */
+#define SPEC_DELAY_QUEUE_MAX 512
 #define CHAT_RATE 1.0
 #define CHAT_BURST 5.0
 

@@ -82,6 +82,18 @@ def delayed(srv, a, b, carol):
     check(late.event("move") == ev and late.event("game_end")["seed"] == e2["seed"],
           "a spectator who came later gets the same")
 
+    # ---- the delay survives a restart ----
+    g = start_game(srv, a, b, "gomony", spectator_delay={"moves": 2})
+    mv = [g.play(g.legal(RULES)[0])[1] for _ in range(3)]
+    srv.stop()
+    srv.start()
+    w = srv.client()
+    r = w.req("watch", game_id=g.gid, since_seq=0)
+    check(r and r.get("ok") and r["data"]["seq"] == mv[0]["seq"]
+          and r["data"]["game"]["state"]["ply"] == 1
+          and [e["seq"] for e in r["data"]["events"]] == [mv[0]["seq"]],
+          "after a restart the spectators' view is still 2 moves behind")
+
 
 def main():
     srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
