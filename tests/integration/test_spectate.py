@@ -95,6 +95,57 @@ def delayed(srv, a, b, carol):
           "after a restart the spectators' view is still 2 moves behind")
 
 
+def lagging():
+    """A spectator that stops reading is skipped (no queueing), and once it
+    has drained gets one game_snapshot instead of the events it missed."""
+    srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
+                               "--write-queue-high", "4096",
+                               "--write-queue-low", "1024",
+                               "--write-queue-max", "67108864"]).start()
+    try:
+        a = register(srv, "lag_a")
+        b = register(srv, "lag_b")
+        g = start_game(srv, a, b, "gomony")
+        slow = srv.client(rcvbuf=2048)
+        r = slow.req("watch", game_id=g.gid)
+        check(r.get("ok"), "slow spectator watches")
+        # Fill its output queue with snapshots it asked for, without reading:
+        # more than the kernel can buffer (twice the largest TCP send
+        # buffer), so the rest waits in agond's queue, above the mark.
+        size = len(json.dumps(r)) + 1
+        try:
+            wmem = int(open("/proc/sys/net/ipv4/tcp_wmem").read().split()[2])
+        except (OSError, ValueError, IndexError):
+            wmem = 4 << 20
+        n = min(40000, 2 * wmem // size + 500)
+        slow.send_raw(b'{"type":"watch","game_id":%d}\n' % g.gid * n)
+        rr, mv1 = g.play(g.legal(RULES)[0])
+        check(rr and rr.get("ok"), "the game goes on while the spectator does not read")
+        got = 0
+        while got < n:
+            m = slow.recv()
+            if m is None:
+                break
+            if "re" in m:
+                got += 1
+            else:
+                slow.events.append(m)
+        check(got == n, "the spectator reads its %d replies" % n)
+        skipped = [e for e in slow.events if e.get("event") == "move"]
+        check(skipped == [], "the move sent while it lagged was skipped, not queued")
+        rr, mv2 = g.play(g.legal(RULES)[0])
+        ev = slow.event()
+        check(ev and ev["event"] == "game_snapshot" and ev["seq"] == mv2["seq"]
+              and ev["game"]["state"]["ply"] == 2,
+              "once drained: one game_snapshot at the current seq (%r %r, moves %r)"
+              % (ev and ev.get("event"), ev and ev.get("seq"), (mv1["seq"], mv2["seq"])))
+        rr, mv3 = g.play(g.legal(RULES)[0])
+        check(slow.event("move") == mv3, "then the events again")
+        srv.stop_checked()
+    finally:
+        srv.cleanup()
+
+
 def main():
     srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
                                "--stall-timeout-ms", "1500"]).start()
@@ -271,6 +322,7 @@ def main():
         srv.stop_checked()
     finally:
         srv.cleanup()
+    lagging()
     finish()
 
 
