@@ -106,6 +106,7 @@ static void write_cb(uv_write_t *req, int status) {
     c->paused = 0;
     resume_reading(c);
   }
+  if (c->nlagging && c->wq_bytes <= c->srv->cfg.wq_low) rooms_specs_drained(c);
 }
 
 /* Queue what the kernel did not take of b (from off) behind libuv's queue. */

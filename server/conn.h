@@ -65,6 +65,7 @@ typedef struct conn {
   /* spectating and chat (spectate.h); no login needed to watch */
   struct spec_att *specs;  /* games this connection watches */
   unsigned short nspecs;
+  unsigned short nlagging; /* watched games whose events it skipped */
   unsigned char chat_init; /* chat_bucket initialised */
   rl_bucket chat_bucket;   /* CHAT_RATE */
 } conn;

@@ -1960,6 +1960,15 @@ void rooms_specs_gone(conn *c) {
   }
 }
 
+void rooms_specs_drained(conn *c) {
+  /* A send may close c, which frees its nodes (and maybe rooms): stop. */
+  spec_att *next;
+  for (spec_att *a = c->specs; a && !c->closing; a = next) {
+    next = a->cnext;
+    if (a->lagging) spec_resync(a, spec_snapshot);
+  }
+}
+
 void room_h_games_live(conn *c, proto_msg *m) {
   const char *game = NULL, *player = NULL;
   agon_err e;

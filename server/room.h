@@ -98,6 +98,9 @@ void room_h_chat_subscribe(conn *c, proto_msg *m);
 /* A connection closes: stop every watch of it (players detach through
  * rooms_conn_gone; watching survives a logout). */
 void rooms_specs_gone(conn *c);
+/* c's output drained (conn.c, c->nlagging set): every game it skipped
+ * events of sends it a fresh game_snapshot now. */
+void rooms_specs_drained(conn *c);
 
 /* Live rooms (for tests and memory measurements). */
 unsigned rooms_count(const struct server *s);

@@ -46,6 +46,7 @@ void spec_remove(spec_list *l, spec_att *a) {
   while (*pp && *pp != a) pp = &(*pp)->cnext;
   if (*pp) *pp = a->cnext;
   a->c->nspecs--;
+  if (a->lagging) a->c->nlagging--;
   metrics_spectators_add(-1);
   free(a);
 }
@@ -65,6 +66,7 @@ void spec_broadcast(spec_list *l, wbuf *b, spec_snapshot_fn snap) {
       if (sb == NULL && snap) sb = snap(a->r);
       if (sb == NULL) continue;
       a->lagging = 0;
+      c->nlagging--;
       conn_send(c, sb);
       continue;
     }
@@ -72,11 +74,22 @@ void spec_broadcast(spec_list *l, wbuf *b, spec_snapshot_fn snap) {
       /* Not reading: skip it forward rather than queue (memory) or wait
        * (the game). */
       a->lagging = 1;
+      c->nlagging++;
       continue;
     }
     conn_send(c, b);
   }
   wbuf_unref(sb);
+}
+
+void spec_resync(spec_att *a, spec_snapshot_fn snap) {
+  if (!a->lagging) return;
+  wbuf *b = snap(a->r);
+  if (b == NULL) return;
+  a->lagging = 0;
+  a->c->nlagging--;
+  conn_send(a->c, b);
+  wbuf_unref(b);
 }
 
 int spec_count_due(spec_list *l, uint64_t now_ms) {

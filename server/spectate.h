@@ -8,10 +8,12 @@
  *
  * Broadcasts reuse the room's wbuf (encoded once for everybody). A spectator
  * whose write queue is above the server's wq_high mark is skipped ("lagging")
- * and, at the first broadcast after its queue fell to wq_low, gets a fresh
- * snapshot instead of the event (one encoding shared by every spectator
- * resyncing in that broadcast); the hard cap (wq_max) in conn_send still cuts
- * off a peer that never reads. So a slow spectator costs neither the players'
+ * and, as soon as its queue falls to wq_low (conn.c's write_cb calls
+ * rooms_specs_drained), gets a fresh snapshot; a broadcast meeting a
+ * drained laggard first sends it the snapshot instead of the event (one
+ * encoding shared by every spectator resyncing in that broadcast). The
+ * stall timeout and the hard cap (wq_max) still cut off a peer that never
+ * reads. So a slow spectator costs neither the players'
  * latency nor unbounded memory. */
 #ifndef AGON_SPECTATE_H
 #define AGON_SPECTATE_H
@@ -54,7 +56,9 @@ int spec_add(spec_list *l, struct room *r, conn *c, spec_att **out);
 spec_att *spec_find(conn *c, const struct room *r);
 /* Unlink a from its room's list l and from its connection, free it. */
 void spec_remove(spec_list *l, spec_att *a);
-/* Send b (borrowed) to every spectator of l (see above for laggards). */
+/* Send b (borrowed) to every spectator of l (see above for laggards). A
+ * laggard is resynced here or, sooner, when its queue drains
+ * (spec_resync from rooms_specs_drained). */
 void spec_broadcast(spec_list *l, wbuf *b, spec_snapshot_fn snap);
 
 /* ---- spectator delay ----------------------------------------------------
@@ -112,6 +116,10 @@ void spec_delay_push(spec_delay *d, wbuf *b, uint32_t seq, uint32_t ply,
                      const int64_t clock_ms[2], uint64_t due_ms);
 /* Release every due event (in order) and re-arm the timer. */
 void spec_delay_pump(spec_delay *d);
+
+/* a lagged and its connection drained: send it the snapshot (built by
+ * snap), clear the flag. */
+void spec_resync(spec_att *a, spec_snapshot_fn snap);
 
 /* Whether the players should be told the spectator count now: it changed
  * and the last notice is at least SPEC_COUNT_MIN_MS old (a crowd arriving
