@@ -1720,6 +1720,16 @@ static json_t *delay_clocks_json(const room *r) {
   return json_pack("{s:o, s:n}", "ms", ms, "running");
 }
 
+/* players_json as the delayed view knows them: a chooser game's sides
+ * are unknown until the choice (its first move) is released. */
+static json_t *delay_players_json(const room *r) {
+  json_t *a = players_json(r);
+  if (r->chooser_seat >= 0 && r->delay->vm.ply == 0)
+    for (size_t i = 0; i < json_array_size(a); i++)
+      json_object_set_new(json_array_get(a, i), "side", json_null());
+  return a;
+}
+
 static json_t *delay_json(const spec_delay *d) {
   return d->plies ? json_pack("{s:i}", "moves", (int)d->plies)
                   : json_pack("{s:I}", "seconds", (json_int_t)(d->ms / 1000));
@@ -1744,6 +1754,7 @@ static json_t *spec_game_json(room *r) {
   if (d) {
     /* Delayed: the released part only (no end, no seed before it is due). */
     json_object_set_new(g, "seq", json_integer(d->vis_seq));
+    json_object_set_new(g, "players", delay_players_json(r));
     json_object_set_new(g, "clocks", delay_clocks_json(r));
     json_object_set_new(g, "state", match_view(r, &d->vm));
     json_object_set_new(g, "status", json_string(d->vover ? "over" : "active"));
@@ -2005,6 +2016,7 @@ void room_h_games_live(conn *c, proto_msg *m) {
                                             ? json_null()
                                             : json_string(game_side_name(r->m.vt, tm)));
       json_object_set_new(ent, "clocks", delay_clocks_json(r));
+      json_object_set_new(ent, "players", delay_players_json(r));
       json_object_set_new(ent, "spectator_delay", delay_json(d));
     }
     json_array_append_new(games, ent);

@@ -82,6 +82,19 @@ def delayed(srv, a, b, carol):
     check(late.event("move") == ev and late.event("game_end")["seed"] == e2["seed"],
           "a spectator who came later gets the same")
 
+    # ---- a chooser game: the sides stay hidden until the choice is shown ----
+    g = start_game(srv, a, b, "gambo-2023", spectator_delay={"moves": 2})
+    check(g.seat_to_move() is not None and g.to_move == "chooser", "gambo starts with the choice")
+    g.play(g.legal(RULES)[0])
+    w = srv.client()
+    r = w.req("watch", game_id=g.gid)
+    check(all(p["side"] is None for p in r["data"]["game"]["players"])
+          and r["data"]["game"]["state"]["ply"] == 0,
+          "delayed snapshot: the choice (and so the sides) not shown yet")
+    x = [e for e in w.req("games_live")["data"]["games"] if e["game_id"] == g.gid][0]
+    check(all(p["side"] is None for p in x["players"]), "nor in games_live")
+    a.req("abort", game_id=g.gid)
+
     # ---- the delay survives a restart ----
     g = start_game(srv, a, b, "gomony", spectator_delay={"moves": 2})
     mv = [g.play(g.legal(RULES)[0])[1] for _ in range(3)]
