@@ -123,6 +123,7 @@ void conn_close(conn *c, const char *why) {
     rooms_conn_gone(c);
     lobby_conn_gone(c);
   }
+  rooms_specs_gone(c);  /* spectators need no login */
   server_conn_gone(s);
 }
 
@@ -146,6 +147,7 @@ static void write_cb(uv_write_t *req, int status) {
     c->paused = 0;
     resume_reading(c);
   }
+  if (c->nlagging && c->wq_bytes <= c->srv->cfg.wq_low) rooms_specs_drained(c);
 }
 
 /* Queue what the kernel did not take of b (from off) behind libuv's queue. */

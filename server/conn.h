@@ -63,6 +63,12 @@ typedef struct conn {
   struct room_att *atts;   /* rooms this connection is attached to */
   unsigned short natts;
   unsigned char lobby_sub; /* gets seek_added/seek_removed */
+  /* spectating and chat (spectate.h); no login needed to watch */
+  struct spec_att *specs;  /* games this connection watches */
+  unsigned short nspecs;
+  unsigned short nlagging; /* watched games whose events it skipped */
+  unsigned char chat_init; /* chat_bucket initialised */
+  rl_bucket chat_bucket;   /* CHAT_RATE */
 } conn;
 
 /* Accept one pending connection on the listener. */

@@ -31,8 +31,9 @@ int gs_create_job(sqlite3 *conn, void *ctx) {
       conn,
       "INSERT INTO games (game_type, rules_version, options, seed, "
       "seed_commitment, rated, tc_initial_ms, tc_increment_ms, status, "
-      "created_at, started_at, time_control, chooser_seat) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11)");
+      "created_at, started_at, time_control, chooser_seat, "
+      "spectator_delay_plies, spectator_delay_ms) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11, ?12, ?13)");
   if (st == NULL) return AGON_ESTORAGE;
   sqlite3_bind_text(st, 1, c->game_type, -1, SQLITE_STATIC);
   sqlite3_bind_int(st, 2, (int)c->rules_version);
@@ -45,6 +46,8 @@ int gs_create_job(sqlite3 *conn, void *ctx) {
   sqlite3_bind_int64(st, 9, c->now_ms);
   sqlite3_bind_text(st, 10, c->tc_text, -1, SQLITE_STATIC);
   if (c->chooser_seat >= 0) sqlite3_bind_int(st, 11, c->chooser_seat);
+  sqlite3_bind_int64(st, 12, (sqlite3_int64)c->delay_plies);
+  sqlite3_bind_int64(st, 13, c->delay_ms);
   int rc = step_done(conn, st);
   if (rc) return rc;
   c->game_id = sqlite3_last_insert_rowid(conn);
@@ -238,7 +241,8 @@ void gs_game_clear(gs_game *g) {
 
 static const char game_sql[] =
     "SELECT id, game_type, rules_version, options, seed, time_control, rated, "
-    "chooser_seat, status FROM games WHERE id = ?1";
+    "chooser_seat, status, spectator_delay_plies, spectator_delay_ms "
+    "FROM games WHERE id = ?1";
 static const char players_sql[] =
     "SELECT gp.seat, gp.player_id, gp.side, p.name FROM game_players gp "
     "JOIN players p ON p.id = gp.player_id WHERE gp.game_id = ?1";
@@ -273,6 +277,8 @@ static int load_game(sqlite3 *conn, gs_game *g, int cached) {
                           ? -1
                           : sqlite3_column_int(st[0], 7);
     copy_text(g->status, sizeof g->status, sqlite3_column_text(st[0], 8));
+    g->delay_plies = (uint32_t)sqlite3_column_int64(st[0], 9);
+    g->delay_ms = sqlite3_column_int64(st[0], 10);
     rc = 0;
   }
   if (rc == 0) {

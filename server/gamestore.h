@@ -38,6 +38,8 @@ typedef struct gs_create {
   int chooser_seat;          /* -1: NULL */
   int64_t player[2];
   int side[2];               /* -1: NULL (chooser game before the choice) */
+  uint32_t delay_plies;      /* spectator delay (0: none) */
+  int64_t delay_ms;
   int64_t now_ms;
   /* out */
   int64_t game_id;
@@ -124,6 +126,8 @@ typedef struct gs_game {
   int64_t player[2];
   char name[2][24];
   int side[2];                       /* -1 NULL */
+  uint32_t delay_plies;              /* spectator delay */
+  int64_t delay_ms;
   gs_row *rows;                      /* every stored event, seq order */
   uint32_t n;
 } gs_game;

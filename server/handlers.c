@@ -73,6 +73,11 @@ static const cmd cmd_table[] = {
     {"games_mine", room_h_games_mine, CMD_NEEDS_AUTH},
     {"join", room_h_join, CMD_NEEDS_AUTH},
     {"leave", room_h_leave, CMD_NEEDS_AUTH},
+    {"games_live", room_h_games_live, 0},
+    {"watch", room_h_watch, 0},
+    {"unwatch", room_h_unwatch, 0},
+    {"chat", room_h_chat, CMD_NEEDS_AUTH},
+    {"chat_subscribe", room_h_chat_subscribe, CMD_NEEDS_AUTH},
 };
 
 void handlers_line(conn *c, const char *line, size_t len) {

@@ -155,6 +155,38 @@
  * bounds what a corrupt database could make recovery allocate (~170 MiB). */
 #define GS_REPLAY_MAX 1000000u
 
+/* ---- spectators and chat (spectate.h) ---------------------------------- */
+/* Spectators of one game: a big tournament final may draw thousands; each
+ * costs a 48-byte node plus its connection, and a broadcast is one wbuf
+ * shared by all, so the cap only bounds a single room's share of the
+ * server-wide connection limit. */
+#define SPEC_MAX_PER_ROOM 20000
+/* Games one connection may watch at once (a "TV" page shows a few). */
+#define CONN_MAX_WATCH 16
+/* Spectator count events to the players: at most one per this interval (a
+ * crowd arriving would otherwise be one event per spectator). */
+#define SPEC_COUNT_MIN_MS 1000
+/* games_live lists at most this many games (like the lobby list). */
+#define LIVE_LIST_MAX 200
+/* Chat line length in bytes: a few sentences; with JSON escaping (x6 for
+ * control-free UTF-8 at worst x2) the event stays far under max_line. */
+#define CHAT_MAX_TEXT 500
+/* Chat rate per connection: a line per second sustained, bursts of 5.
+ * Chat is stored (one row each): this bounds what one peer can make the
+ * writer do, well under the general request rate. */
+/* Spectator delay bounds (spectator_delay at game creation): enough to
+ * defeat relaying moves to a player; the seconds delay stays well under
+ * ROOM_LINGER_MS so a finished game's delayed end is still shown. */
+#define SPEC_DELAY_MAX_PLIES 50
+#define SPEC_DELAY_MAX_S 240
+/* Delayed events held per room: beyond, the oldest is released early
+ * (memory stays bounded whatever the move rate). ~150 B each (the move
+ * text is kept for the delayed view): ~75 KiB per game with a delay, and
+ * nothing for the others. 512 events in 240 s is two a second. */
+#define SPEC_DELAY_QUEUE_MAX 512
+#define CHAT_RATE 1.0
+#define CHAT_BURST 5.0
+
 /* ---- storage and accounts: see limits_storage.h ------------------------ */
 #include "limits_storage.h"
 

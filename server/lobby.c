@@ -30,6 +30,8 @@ typedef struct offer {
   char side[24];                /* "random" or a side name */
   int creator_side;             /* -1 random */
   int rated;
+  uint32_t delay_plies;         /* spectator delay (spectate.h) */
+  int64_t delay_ms;
 } offer;
 
 struct lobby {
@@ -171,19 +173,36 @@ static offer *offer_find(struct server *s, int kind, int64_t id) {
  * extra: the challenge's "to" (NULL for other kinds). */
 static offer *offer_parse(conn *c, proto_msg *m, int kind, const char **to) {
   const char *game, *tc = "untimed", *side = "random";
-  json_t *options = NULL;
+  json_t *options = NULL, *delay = NULL;
   int rated = 0;
   agon_err e;
   int rc = kind == OFFER_CHALLENGE
-               ? proto_unpack(m, &e, "{s:s, s:s, s?o, s?s, s?s, s?b}", "to", to,
+               ? proto_unpack(m, &e, "{s:s, s:s, s?o, s?s, s?s, s?b, s?o}", "to", to,
                               "game", &game, "options", &options,
-                              "time_control", &tc, "side", &side, "rated", &rated)
-               : proto_unpack(m, &e, "{s:s, s?o, s?s, s?s, s?b}", "game", &game,
+                              "time_control", &tc, "side", &side, "rated", &rated,
+                              "spectator_delay", &delay)
+               : proto_unpack(m, &e, "{s:s, s?o, s?s, s?s, s?b, s?o}", "game", &game,
                               "options", &options, "time_control", &tc, "side",
-                              &side, "rated", &rated);
+                              &side, "rated", &rated, "spectator_delay", &delay);
   if (rc != 0) {
     conn_reply_err(c, m->type, m->id, e.code, e.msg);
     return NULL;
+  }
+  json_int_t dmoves = 0, dsecs = 0;
+  if (delay) {
+    json_error_t je;
+    if (!json_is_object(delay) || json_object_size(delay) != 1 ||
+        json_unpack_ex(delay, &je, JSON_STRICT, "{s?I, s?I}", "moves", &dmoves,
+                       "seconds", &dsecs) != 0 ||
+        dmoves < 0 || dmoves > SPEC_DELAY_MAX_PLIES || dsecs < 0 ||
+        dsecs > SPEC_DELAY_MAX_S) {
+      char msg[128];
+      snprintf(msg, sizeof msg,
+               "spectator_delay must be {\"moves\":0-%d} or {\"seconds\":0-%d}",
+               SPEC_DELAY_MAX_PLIES, SPEC_DELAY_MAX_S);
+      conn_reply_err(c, m->type, m->id, AGON_EBADFIELD, msg);
+      return NULL;
+    }
   }
   const game_vtable *vt = game_find(game);
   if (vt == NULL) {
@@ -247,6 +266,8 @@ static offer *offer_parse(conn *c, proto_msg *m, int kind, const char **to) {
   snprintf(o->side, sizeof o->side, "%s",
            cs >= 0 ? vt->side_names[cs] : "random");
   o->rated = rated;
+  o->delay_plies = (uint32_t)dmoves;
+  o->delay_ms = (int64_t)dsecs * 1000;
   return o;
 }
 
@@ -299,6 +320,8 @@ static void offer_accept(conn *c, proto_msg *m, offer *o, const char *re) {
   snprintf(rs.name[0], sizeof rs.name[0], "%s", o->by_name);
   snprintf(rs.name[1], sizeof rs.name[1], "%s", c->name);
   rs.force_chooser_seat = -1;
+  rs.delay_plies = o->delay_plies;
+  rs.delay_ms = o->delay_ms;
   accept_op *op = xcalloc(1, sizeof *op);
   op->c = c;
   op->id = m->id ? json_incref(m->id) : NULL;

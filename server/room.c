@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "db.h"
 #include "log.h"
 #include "metrics.h"
 #include "server_int.h"
+#include "spectate.h"
 #include "util.h"
 
 enum {
@@ -49,6 +51,8 @@ struct room {
   char tc_text[24];
   game_outcome final;          /* ending (reason copied below) */
   char final_reason[32];
+  spec_list specs;             /* spectators (spectate.h) */
+  spec_delay *delay;           /* spectator delay, or NULL */
 };
 
 /* ---- table ------------------------------------------------------------- */
@@ -94,11 +98,13 @@ static void room_unlink(room *r) {
 
 /* Frees a finished room nobody needs any more (not inside its callbacks). */
 static void room_maybe_free(room *r) {
-  if (r->freeing || r->hold || r->inflight || r->atts ||
+  if (r->freeing || r->hold || r->inflight || r->atts || r->specs.head ||
       r->state != ROOM_OVER)
     return;
   r->freeing = 1;
   room_unlink(r);
+  spec_delay_free(r->delay);
+  r->delay = NULL;
   uv_timer_stop(&r->timer);
   uv_close((uv_handle_t *)&r->timer, room_timer_closed_cb);
 }
@@ -113,8 +119,15 @@ void rooms_close(struct server *s) {
       r->atts = a->rnext;
       free(a);
     }
+    while (r->specs.head) {  /* likewise: do not touch the connections */
+      spec_att *a = r->specs.head;
+      r->specs.head = a->rnext;
+      free(a);
+    }
     r->freeing = 1;
     room_unlink(r);
+    spec_delay_free(r->delay);
+    r->delay = NULL;
     uv_timer_stop(&r->timer);
     uv_close((uv_handle_t *)&r->timer, room_timer_closed_cb);
   }
@@ -250,6 +263,14 @@ static void room_send_json(room *r, json_t *ev, int seat) {
   }
 }
 
+/* Players and spectators (spectating section below). */
+static void room_send_all(room *r, wbuf *b);
+static void spec_broadcast_events(room *r, const gs_append *a, wbuf *const *ev, int n);
+static void room_delay_init(room *r, uint32_t plies, int64_t ms);
+static void room_delay_rebuild(room *r, const gs_game *g);
+static void room_delay_build(room *r, const gs_game *g);
+static void spec_notify_count(room *r);
+
 /* ---- attachments -------------------------------------------------------- */
 
 static room_att *att_find(conn *c, room *r) {
@@ -359,6 +380,7 @@ static void room_linger_cb(uv_timer_t *t) {
     *pp = a->cnext;
     room_detach(a);
   }
+  while (r->specs.head) spec_remove(&r->specs, r->specs.head);
   r->hold--;
   room_maybe_free(r);
 }
@@ -444,6 +466,11 @@ static void room_write_cb(void *ctx, int status) {
   if (status == 0) {
     if (op->last_seq > r->committed) r->committed = op->last_seq;
     if (op->re && strcmp(op->re, "move") == 0) metrics_move_acked_us((uv_hrtime() - op->t0_ns) / 1000);
+    /* Spectators are queued before the mover's reply and the players'
+     * events: conn_flush_all writes the connections queued last first, so
+     * the players' writes do not wait behind thousands of spectator writes
+     * (broadcast bench: the ack no longer grows with the audience). */
+    spec_broadcast_events(r, &op->a, op->ev, 2);
     if (op->c) {
       if (conn_op_end(op->c)) {
         if (op->reply_raw) {
@@ -457,6 +484,7 @@ static void room_write_cb(void *ctx, int status) {
     }
     for (int i = 0; i < 2; i++)
       if (op->ev[i]) room_send(r, op->ev[i], -1);
+    spec_notify_count(r);
   } else {
     if (r->state != ROOM_BROKEN && r->state != ROOM_RELOADING) {
       log_error("game %lld: write of seq %u failed (%s): reloading it",
@@ -676,6 +704,7 @@ static void create_cb(void *ctx, int status) {
   r->chooser_seat = (int8_t)op->g.chooser_seat;
   r->rated = (uint8_t)op->g.rated;
   r->rematch_of = op->rematch_of;
+  room_delay_init(r, op->g.delay_plies, op->g.delay_ms);
   snprintf(r->tc_text, sizeof r->tc_text, "%s", op->g.tc_text);
   clock_tc tc;
   clock_tc_parse(&tc, op->g.tc_text, NULL);
@@ -761,6 +790,8 @@ int room_create(struct server *s, const room_setup *rs,
   game_seed_commitment(op->seed, op->g.commitment);
   op->g.rated = rs->rated;
   snprintf(op->g.tc_text, sizeof op->g.tc_text, "%s", rs->tc_text);
+  op->g.delay_plies = rs->delay_plies;
+  op->g.delay_ms = rs->delay_ms;
   clock_tc tc;
   if ((rc = clock_tc_parse(&tc, rs->tc_text, err)) != 0) {
     rc = agon_err_set(err, AGON_EBADFIELD, "%s", err ? err->msg : "bad time_control");
@@ -867,6 +898,7 @@ static int room_replay(room *r, const gs_game *g) {
   if (game_match_outcome(&r->m).result != GAME_ONGOING && r->state == ROOM_ACTIVE)
     log_warn("game %lld: replay ended by the rules but not stored as ended",
              (long long)g->id);
+  if (g->delay_plies || g->delay_ms) room_delay_rebuild(r, g);
   return 0;
 bad:
   log_error("game %lld: replay failed: %s", (long long)g->id, e.msg);
@@ -931,7 +963,9 @@ static void reload_cb(void *ctx, int status) {
     room_arm(r);
     json_t *ev = proto_event("game_reload");
     json_object_set_new(ev, "game_id", json_integer(r->id));
-    room_send_json(r, ev, -1);
+    wbuf *b = wbuf_from_json(ev);
+    if (b) room_send_all(r, b);
+    wbuf_unref(b);
     json_decref(ev);
   }
   r->hold--;
@@ -1427,6 +1461,10 @@ void room_h_rematch_accept(conn *c, proto_msg *m) {
   /* New seat 0 is the old seat 1: it takes the old seat 0's side; the old
    * chooser seat index now names the other player. */
   rs.rematch_of = r->id;
+  if (r->delay) {
+    rs.delay_plies = r->delay->plies;
+    rs.delay_ms = (int64_t)r->delay->ms;
+  }
   agon_err e;
   agon_err_clear(&e);
   rematch_op *op = xcalloc(1, sizeof *op);
@@ -1475,10 +1513,18 @@ typedef struct join_op {
   conn *c;
   json_t *id;
   int64_t game_id;
-  int seat;
+  int seat;               /* -1: a spectator (watch) */
+  int spec_chat;          /* join: also get the spectators' chat */
+  const char *re;         /* "join" or "watch" */
   unsigned tries;
   json_t *events;         /* accumulated across re-reads */
 } join_op;
+
+/* The last seq a connection at seat may see: spectators of a delayed game
+ * see only what the delay released. */
+static uint32_t visible_seq(const room *r, int seat) {
+  return seat < 0 && r->delay ? r->delay->vis_seq : r->committed;
+}
 
 static void join_free(join_op *op) {
   gs_rows_free(op->q.rows, op->q.n);
@@ -1503,12 +1549,22 @@ static json_t *row_json(const room *r, const gs_row *w) {
                    (json_int_t)w->at_ms);
 }
 
+static void watch_reply(join_op *op, room *r);
+
 static void join_reply(join_op *op, room *r) {
   conn *c = op->c;
+  if (op->seat < 0) {
+    watch_reply(op, r);
+    return;
+  }
   int rc = room_attach(r, c, op->seat);
   if (rc != 0) {
     conn_reply_err(c, "join", op->id, rc, "too many games attached");
     return;
+  }
+  if (op->spec_chat) {
+    room_att *a = att_find(c, r);
+    if (a) a->spec_chat = 1;
   }
   json_t *g = room_start_json(r, op->seat);
   int opp = 1 - op->seat;
@@ -1547,11 +1603,11 @@ static void join_cb(void *ctx, int status) {
   }
   room *r = op->s->rooms ? room_find(op->s, op->game_id) : NULL;
   if (r == NULL) {
-    conn_reply_err(c, "join", op->id, AGON_ENOTFOUND, "no such live game");
+    conn_reply_err(c, op->re, op->id, AGON_ENOTFOUND, "no such live game");
     goto out;
   }
   if (status != 0) {
-    conn_reply_err(c, "join", op->id, AGON_ESTORAGE, NULL);
+    conn_reply_err(c, op->re, op->id, AGON_ESTORAGE, NULL);
     goto out;
   }
   if (op->q.more) {
@@ -1563,13 +1619,13 @@ static void join_cb(void *ctx, int status) {
   }
   /* Keep exactly the committed events: a write committed but not yet
    * delivered to the loop is broadcast later, to this connection too. */
-  uint32_t last = op->q.since;
+  uint32_t last = op->q.since, lim = visible_seq(r, op->seat);
   for (uint32_t i = 0; i < op->q.n; i++) {
-    if (op->q.rows[i].seq > r->committed) break;
+    if (op->q.rows[i].seq > lim) break;
     json_array_append_new(op->events, row_json(r, &op->q.rows[i]));
     last = op->q.rows[i].seq;
   }
-  if (last < r->committed && op->tries++ < JOIN_RETRIES &&
+  if (last < lim && op->tries++ < JOIN_RETRIES &&
       json_array_size(op->events) <= JOIN_MAX_EVENTS) {
     /* More was committed meanwhile: read the rest. */
     gs_rows_free(op->q.rows, op->q.n);
@@ -1581,7 +1637,7 @@ static void join_cb(void *ctx, int status) {
       return;
     }
   }
-  if (last < r->committed) {
+  if (last < lim) {
     json_decref(op->events);
     op->events = NULL;
   }
@@ -1590,10 +1646,14 @@ out:
   join_free(op);
 }
 
+static void join_start(join_op *op, room *r, json_int_t since);
+
 void room_h_join(conn *c, proto_msg *m) {
   json_int_t gid, since = -1;
+  int spec_chat = 0;
   agon_err e;
-  if (proto_unpack(m, &e, "{s:I, s?I}", "game_id", &gid, "since_seq", &since) != 0) {
+  if (proto_unpack(m, &e, "{s:I, s?I, s?b}", "game_id", &gid, "since_seq", &since,
+                   "spectator_chat", &spec_chat) != 0) {
     conn_reply_err(c, m->type, m->id, e.code, e.msg);
     return;
   }
@@ -1606,7 +1666,16 @@ void room_h_join(conn *c, proto_msg *m) {
   op->id = m->id ? json_incref(m->id) : NULL;
   op->game_id = gid;
   op->seat = seat;
-  if (since < 0 || (uint32_t)since >= r->committed || since > (json_int_t)r->committed) {
+  op->re = "join";
+  op->spec_chat = spec_chat;
+  join_start(op, r, since);
+}
+
+/* Reply at once (snapshot) or read the missed events first. */
+static void join_start(join_op *op, room *r, json_int_t since) {
+  conn *c = op->c;
+  uint32_t lim = visible_seq(r, op->seat);
+  if (since < 0 || since >= (json_int_t)lim) {
     /* Nothing to read: snapshot (and an empty list when up to date). */
     if (since >= 0) op->events = json_array();
     join_reply(op, r);
@@ -1614,12 +1683,12 @@ void room_h_join(conn *c, proto_msg *m) {
     return;
   }
   op->events = json_array();
-  op->q.game_id = gid;
+  op->q.game_id = op->game_id;
   op->q.since = (uint32_t)since;
   op->q.max = JOIN_MAX_EVENTS;
   int rc = join_submit(op);
   if (rc != 0) {
-    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    conn_reply_err(c, op->re, op->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
     join_free(op);
     return;
   }
@@ -1640,4 +1709,456 @@ void room_h_leave(conn *c, proto_msg *m) {
   *pp = a->cnext;
   room_detach(a);
   conn_reply_ok(c, m->type, m->id, NULL);
+}
+
+/* ---- spectating and chat (lists in spectate.c) -------------------------- */
+
+/* Clocks as of the last released move (time does not run in the
+ * spectators' delayed view). */
+static json_t *delay_clocks_json(const room *r) {
+  const spec_delay *d = r->delay;
+  json_t *ms;
+  if (r->clk.tc.kind == CLOCK_UNTIMED) ms = json_null();
+  else if (d->vtimed)
+    ms = json_pack("[I, I]", (json_int_t)d->vclock_ms[0], (json_int_t)d->vclock_ms[1]);
+  else
+    ms = json_pack("[I, I]", (json_int_t)r->clk.tc.base_ms, (json_int_t)r->clk.tc.base_ms);
+  return json_pack("{s:o, s:n}", "ms", ms, "running");
+}
+
+/* players_json as the delayed view knows them: a chooser game's sides
+ * are unknown until the choice (its first move) is released. */
+static json_t *delay_players_json(const room *r) {
+  json_t *a = players_json(r);
+  if (r->chooser_seat >= 0 && r->delay->vm.ply == 0)
+    for (size_t i = 0; i < json_array_size(a); i++)
+      json_object_set_new(json_array_get(a, i), "side", json_null());
+  return a;
+}
+
+static json_t *delay_json(const spec_delay *d) {
+  return d->plies ? json_pack("{s:i}", "moves", (int)d->plies)
+                  : json_pack("{s:I}", "seconds", (json_int_t)(d->ms / 1000));
+}
+
+/* room_view for another match of r (the spectators' delayed one). */
+static json_t *match_view(const room *r, const game_match *m) {
+  json_t *v = game_match_view(m, GAME_VIEW_ALL);
+  if (json_object_get(v, "position") == NULL && r->m.vt->to_position) {
+    char pos[GAME_POSITION_MAX];
+    if (r->m.vt->to_position(&m->st, pos, sizeof pos) >= 0)
+      json_object_set_new(v, "position", json_string(pos));
+  }
+  return v;
+}
+
+/* The neutral snapshot: game_start's shape for GAME_VIEW_ALL plus status
+ * and the spectator count. */
+static json_t *spec_game_json(room *r) {
+  json_t *g = room_start_json(r, -1);
+  spec_delay *d = r->delay;
+  if (d) {
+    /* Delayed: the released part only (no end, no seed before it is due). */
+    json_object_set_new(g, "seq", json_integer(d->vis_seq));
+    json_object_set_new(g, "players", delay_players_json(r));
+    json_object_set_new(g, "clocks", delay_clocks_json(r));
+    json_object_set_new(g, "state", match_view(r, &d->vm));
+    json_object_set_new(g, "status", json_string(d->vover ? "over" : "active"));
+    json_object_set_new(g, "draw_offer", json_null());
+    json_object_set_new(g, "spectator_delay", delay_json(d));
+  } else {
+    json_object_set_new(g, "status", json_string(r->state == ROOM_ACTIVE ? "active" : "over"));
+    json_object_set_new(g, "draw_offer",
+                        r->draw_offer >= 0 ? json_integer(r->draw_offer) : json_null());
+  }
+  json_object_set_new(g, "spectators", json_integer(r->specs.n));
+  return g;
+}
+
+/* A spectator that skipped events catches up with this (spectate.c). */
+static wbuf *spec_snapshot(room *r) {
+  json_t *ev = proto_event("game_snapshot");
+  json_object_set_new(ev, "game_id", json_integer(r->id));
+  json_object_set_new(ev, "seq", json_integer(visible_seq(r, -1)));
+  json_object_set_new(ev, "game", spec_game_json(r));
+  return encode_free(ev);
+}
+
+static void room_send_all(room *r, wbuf *b) {
+  room_send(r, b, -1);
+  r->hold++;  /* a send may close a connection that is the last holder */
+  spec_broadcast(&r->specs, b, spec_snapshot);
+  r->hold--;
+}
+
+/* The events of one committed write: to the spectators now, or into the
+ * delay queue (a: what the write stored, to tell the move from the event
+ * and give the delay queue the move's text, ply and clocks). */
+static void spec_broadcast_events(room *r, const gs_append *a, wbuf *const *ev, int n) {
+  r->hold++;
+  if (r->delay == NULL) {
+    for (int i = 0; i < n; i++)
+      if (ev[i]) spec_broadcast(&r->specs, ev[i], spec_snapshot);
+  } else {
+    spec_delay *d = r->delay;
+    uint64_t due = now_ms(r) + d->ms;
+    int i = 0;
+    if (a->has_move && ev[0]) {
+      spec_delay_push(d, ev[0], a->move_seq, a->ply, 1, 0, a->move, a->timed,
+                      a->clock_ms, due);
+      i = 1;
+    }
+    if (a->has_event && i < n && ev[i])
+      spec_delay_push(d, ev[i], a->event_seq, d->cur_ply, 0, a->end, NULL, 0,
+                      NULL, due);
+  }
+  r->hold--;
+}
+
+/* A delayed event is due: the spectators' view takes it, then they get it.
+ * Called from spec_delay_pump (a commit or the delay timer); the room is not
+ * freed here (the queue being walked belongs to it). */
+static void room_delay_release(room *r, const spec_delay_ev *e) {
+  spec_delay *d = r->delay;
+  if (e->is_move) {
+    agon_err err;
+    if (game_match_play(&d->vm, e->move, strlen(e->move), NULL, &err) != 0)
+      log_error("game %lld: spectators' view: %s", (long long)r->id, err.msg);
+    d->vtimed = e->timed;
+    d->vclock_ms[0] = e->clock_ms[0];
+    d->vclock_ms[1] = e->clock_ms[1];
+  }
+  if (e->is_end) {
+    d->vover = 1;
+    if (game_match_outcome(&d->vm).result == GAME_ONGOING)
+      game_match_end(&d->vm, r->final);
+  }
+  r->hold++;
+  spec_broadcast(&r->specs, e->b, spec_snapshot);
+  r->hold--;
+}
+
+/* The spectators' view starts as the players' (a new game, or a replay
+ * cut back by room_delay_rebuild). */
+static void room_delay_init(room *r, uint32_t plies, int64_t ms) {
+  spec_delay_free(r->delay);
+  r->delay = NULL;
+  if (plies == 0 && ms <= 0) return;
+  spec_delay *d = spec_delay_new(r->srv->loop, r, plies, (uint64_t)(ms > 0 ? ms : 0),
+                                 room_delay_release);
+  d->vm = r->m;
+  d->vm.hist = d->vhist;
+  memcpy(d->vhist, r->hist, sizeof d->vhist);
+  d->cur_ply = r->m.ply;
+  d->vis_seq = r->committed;
+  r->delay = d;
+}
+
+/* After a replay (recovery, reload): the spectators' view is the start
+ * plus the stored events already due; the rest is queued again. */
+static void room_delay_rebuild(room *r, const gs_game *g) {
+  /* Spectators attached during a reload already saw the released part:
+   * rebuild without them. */
+  spec_list keep = r->specs;
+  memset(&r->specs, 0, sizeof r->specs);
+  room_delay_build(r, g);
+  r->specs = keep;
+}
+
+static void room_delay_build(room *r, const gs_game *g) {
+  room_delay_init(r, g->delay_plies, g->delay_ms);
+  spec_delay *d = r->delay;
+  agon_err e;
+  game_setup setup = r->m.setup;
+  if (game_match_init(&d->vm, &setup, r->m.seed, d->vhist, ROOM_HIST_CAP, &e) != 0) {
+    log_error("game %lld: spectators' view: %s", (long long)r->id, e.msg);
+    return;
+  }
+  d->cur_ply = 0;
+  d->vis_seq = 0;
+  d->ended = 0;
+  int64_t wall = db_now_ms();
+  uint64_t now = now_ms(r);
+  for (uint32_t i = 0; i < g->n; i++) {
+    const gs_row *w = &g->rows[i];
+    int is_end = !w->is_move && strcmp(w->kind, "game_end") == 0;
+    json_t *j = row_json(r, w);
+    wbuf *b = encode_free(j);
+    if (b == NULL) continue;
+    int64_t left = w->at_ms + (int64_t)d->ms - wall;
+    uint64_t due = now + (uint64_t)(left > 0 ? left : 0);
+    spec_delay_push(d, b, w->seq, w->is_move ? w->ply : d->cur_ply, w->is_move,
+                    is_end, w->is_move ? w->move : NULL, w->timed, w->clock_ms, due);
+    wbuf_unref(b);
+  }
+}
+
+/* The spectator count to the players, when due (spec_count_due). */
+static void spec_notify_count(room *r) {
+  if (r->state != ROOM_ACTIVE || !spec_count_due(&r->specs, now_ms(r))) return;
+  json_t *ev = proto_event("spectators");
+  json_object_set_new(ev, "game_id", json_integer(r->id));
+  json_object_set_new(ev, "count", json_integer(r->specs.n));
+  room_send_json(r, ev, -1);
+  json_decref(ev);
+}
+
+static void watch_reply(join_op *op, room *r) {
+  conn *c = op->c;
+  int rc = spec_add(&r->specs, r, c, NULL);
+  if (rc != 0) {
+    conn_reply_err(c, "watch", op->id, rc, "too many spectators or watched games");
+    return;
+  }
+  json_t *d = json_pack("{s:I, s:I, s:o}", "game_id", (json_int_t)r->id, "seq",
+                        (json_int_t)visible_seq(r, -1), "game", spec_game_json(r));
+  if (op->events) {
+    json_object_set_new(d, "events", op->events);
+    op->events = NULL;
+  }
+  conn_reply_ok(c, "watch", op->id, d);
+  r->hold++;
+  spec_notify_count(r);
+  r->hold--;
+}
+
+void room_h_watch(conn *c, proto_msg *m) {
+  json_int_t gid, since = -1;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I, s?I}", "game_id", &gid, "since_seq", &since) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  room *r = room_find(c->srv, gid);
+  if (r == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "no such live game");
+    return;
+  }
+  if (r->state == ROOM_BROKEN || r->state == ROOM_RELOADING) {
+    conn_reply_err(c, m->type, m->id, AGON_ESTORAGE, "the game is being reloaded, retry");
+    return;
+  }
+  join_op *op = xcalloc(1, sizeof *op);
+  op->s = c->srv;
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  op->game_id = gid;
+  op->seat = -1;
+  op->re = "watch";
+  join_start(op, r, since);
+}
+
+void room_h_unwatch(conn *c, proto_msg *m) {
+  json_int_t gid;
+  if (unpack_game_id(c, m, &gid)) return;
+  room *r = room_find(c->srv, gid);
+  spec_att *a = r ? spec_find(c, r) : NULL;
+  if (a == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "not watching this game");
+    return;
+  }
+  r->hold++;
+  spec_remove(&r->specs, a);
+  spec_notify_count(r);
+  r->hold--;
+  conn_reply_ok(c, m->type, m->id, NULL);
+  room_maybe_free(r);
+}
+
+void rooms_specs_gone(conn *c) {
+  while (c->specs) {
+    spec_att *a = c->specs;
+    room *r = a->r;
+    spec_remove(&r->specs, a);
+    r->hold++;
+    spec_notify_count(r);
+    r->hold--;
+    room_maybe_free(r);
+  }
+}
+
+void rooms_specs_drained(conn *c) {
+  /* A send may close c, which frees its nodes (and maybe rooms): stop. */
+  spec_att *next;
+  for (spec_att *a = c->specs; a && !c->closing; a = next) {
+    next = a->cnext;
+    if (a->lagging) spec_resync(a, spec_snapshot);
+  }
+}
+
+void room_h_games_live(conn *c, proto_msg *m) {
+  const char *game = NULL, *player = NULL;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s?s, s?s}", "game", &game, "player", &player) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  json_t *games = json_array();
+  unsigned n = 0;
+  uint64_t now = uv_now(c->srv->loop);
+  for (room *r = c->srv->rooms->all; r && n < LIVE_LIST_MAX; r = r->next) {
+    const spec_delay *d = r->delay;
+    if (d ? d->vover || r->state == ROOM_BROKEN || r->state == ROOM_RELOADING
+          : r->state != ROOM_ACTIVE)
+      continue;
+    if (game && strcmp(game, r->m.vt->name) != 0) continue;
+    if (player && strcasecmp(player, r->name[0]) != 0 &&
+        strcasecmp(player, r->name[1]) != 0)
+      continue;
+    n++;
+    json_t *ent = json_pack("{s:I, s:s, s:o, s:s, s:b, s:I, s:I, s:o, s:o, s:I}",
+                          "game_id", (json_int_t)r->id, "game", r->m.vt->name,
+                          "players", players_json(r), "time_control", r->tc_text,
+                          "rated", r->rated, "moves", (json_int_t)r->m.ply, "seq",
+                          (json_int_t)r->committed, "to_move", to_move_json(r),
+                          "clocks", clocks_json(&r->clk, now), "spectators",
+                          (json_int_t)r->specs.n);
+    if (d) {
+      /* What the delay has released, like every other spectator path. */
+      int tm = game_match_to_move(&d->vm);
+      json_object_set_new(ent, "moves", json_integer(d->vm.ply));
+      json_object_set_new(ent, "seq", json_integer(d->vis_seq));
+      json_object_set_new(ent, "to_move", tm == GAME_NOBODY || game_match_outcome(&d->vm).result != GAME_ONGOING
+                                            ? json_null()
+                                            : json_string(game_side_name(r->m.vt, tm)));
+      json_object_set_new(ent, "clocks", delay_clocks_json(r));
+      json_object_set_new(ent, "players", delay_players_json(r));
+      json_object_set_new(ent, "spectator_delay", delay_json(d));
+    }
+    json_array_append_new(games, ent);
+  }
+  conn_reply_ok(c, m->type, m->id, json_pack("{s:o}", "games", games));
+}
+
+void room_h_chat_subscribe(conn *c, proto_msg *m) {
+  json_int_t gid;
+  int on;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I, s:b}", "game_id", &gid, "on", &on) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  room *r = room_find(c->srv, gid);
+  room_att *a = r ? att_find(c, r) : NULL;
+  if (a == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "not attached to this game as a player");
+    return;
+  }
+  a->spec_chat = on;
+  conn_reply_ok(c, m->type, m->id, NULL);
+}
+
+typedef struct chat_op {
+  spec_chat_row row;      /* first: db ctx */
+  struct server *s;
+  conn *c;                /* held */
+  json_t *id;
+  char from[24];
+} chat_op;
+
+static void chat_cb(void *ctx, int status) {
+  chat_op *op = ctx;
+  if (conn_op_end(op->c)) {
+    if (status == 0)
+      conn_reply_ok(op->c, "chat", op->id,
+                    json_pack("{s:I}", "chat_id", (json_int_t)op->row.chat_id));
+    else
+      conn_reply_err(op->c, "chat", op->id, status, NULL);
+  }
+  room *r = op->s->rooms ? room_find(op->s, op->row.game_id) : NULL;
+  if (status == 0 && r) {
+    json_t *ev = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I}", "event", "chat",
+                           "game_id", (json_int_t)r->id, "chat_id",
+                           (json_int_t)op->row.chat_id, "room", op->row.room,
+                           "from", op->from, "text", op->row.text, "at_ms",
+                           (json_int_t)op->row.at_ms);
+    wbuf *b = encode_free(ev);
+    r->hold++;
+    if (b && strcmp(op->row.room, "players") == 0) {
+      room_send(r, b, -1);
+    } else if (b) {
+      /* Spectators, and the players who opted in. */
+      conn *tg[ROOM_MAX_ATT];
+      unsigned n = 0;
+      for (room_att *a = r->atts; a && n < ROOM_MAX_ATT; a = a->rnext)
+        if (a->spec_chat) {
+          tg[n++] = a->c;
+          conn_op_begin(a->c);
+        }
+      for (unsigned i = 0; i < n; i++)
+        if (!tg[i]->closing) conn_send(tg[i], b);
+      for (unsigned i = 0; i < n; i++) conn_op_end(tg[i]);
+      spec_broadcast(&r->specs, b, spec_snapshot);
+    }
+    wbuf_unref(b);
+    r->hold--;
+    room_maybe_free(r);
+  }
+  json_decref(op->id);
+  free(op->row.text);
+  free(op);
+}
+
+void room_h_chat(conn *c, proto_msg *m) {
+  json_int_t gid;
+  const char *which, *text;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I, s:s, s:s}", "game_id", &gid, "room", &which,
+                   "text", &text) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  int players = strcmp(which, "players") == 0;
+  if (!players && strcmp(which, "spectators") != 0) {
+    conn_reply_err(c, m->type, m->id, AGON_EBADFIELD,
+                   "room must be \"players\" or \"spectators\"");
+    return;
+  }
+  if (spec_chat_text_ok(text) != 0) {
+    conn_reply_err(c, m->type, m->id, AGON_EBADFIELD,
+                   "text must be 1-500 bytes without control characters");
+    return;
+  }
+  room *r = room_find(c->srv, gid);
+  if (r == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_ENOTFOUND, "no such live game");
+    return;
+  }
+  /* Players talk in "players"; watchers in "spectators" (players only read
+   * it, and only when they opted in: no advice from the audience). */
+  if (players ? seat_of_player(r, c->player_id) < 0 : spec_find(c, r) == NULL) {
+    conn_reply_err(c, m->type, m->id, AGON_EFORBIDDEN,
+                   players ? "not a player of this game" : "watch the game first");
+    return;
+  }
+  uint64_t now = uv_now(c->srv->loop);
+  if (!c->chat_init) {
+    rl_init(&c->chat_bucket, CHAT_BURST, now);
+    c->chat_init = 1;
+  }
+  uint64_t wait = rl_take(&c->chat_bucket, CHAT_RATE, CHAT_BURST, now);
+  if (wait) {
+    conn_reply_err_retry(c, m->type, m->id, AGON_ERATELIMIT, "chat: too fast",
+                         (long long)wait);
+    return;
+  }
+  chat_op *op = xcalloc(1, sizeof *op);
+  op->s = c->srv;
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  snprintf(op->from, sizeof op->from, "%s", c->name);
+  op->row.game_id = gid;
+  op->row.player_id = c->player_id;
+  op->row.at_ms = db_now_ms();
+  snprintf(op->row.room, sizeof op->row.room, "%s", which);
+  op->row.text = xstrdup(text);
+  int rc = db_write(c->srv->db, spec_chat_job, &op->row, chat_cb);
+  if (rc != 0) {
+    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    json_decref(op->id);
+    free(op->row.text);
+    free(op);
+    return;
+  }
+  conn_op_begin(c);
 }

@@ -36,6 +36,7 @@ typedef struct room_att {
   room *r;
   conn *c;
   int seat;                       /* 0, 1 */
+  int spec_chat;                  /* opted in to the spectators' chat */
   struct room_att *rnext, *rprev; /* room's list */
   struct room_att *cnext;         /* connection's list (singly linked) */
 } room_att;
@@ -51,6 +52,8 @@ typedef struct room_setup {
   char name[2][24];
   int64_t rematch_of;     /* 0 or the previous game */
   int force_chooser_seat; /* -1: from the chooser option; else that seat */
+  uint32_t delay_plies;   /* spectator delay: moves, or */
+  int64_t delay_ms;       /* milliseconds (0: none) */
 } room_setup;
 
 /* Initialise/close the room table (server start/stop). */
@@ -85,6 +88,19 @@ void room_h_rematch_accept(conn *c, proto_msg *m);
 void room_h_games_mine(conn *c, proto_msg *m);
 void room_h_join(conn *c, proto_msg *m);
 void room_h_leave(conn *c, proto_msg *m);
+/* Spectating and chat (no login needed to list and watch). */
+void room_h_games_live(conn *c, proto_msg *m);
+void room_h_watch(conn *c, proto_msg *m);
+void room_h_unwatch(conn *c, proto_msg *m);
+void room_h_chat(conn *c, proto_msg *m);
+void room_h_chat_subscribe(conn *c, proto_msg *m);
+
+/* A connection closes: stop every watch of it (players detach through
+ * rooms_conn_gone; watching survives a logout). */
+void rooms_specs_gone(conn *c);
+/* c's output drained (conn.c, c->nlagging set): every game it skipped
+ * events of sends it a fresh game_snapshot now. */
+void rooms_specs_drained(conn *c);
 
 /* Live rooms (for tests and memory measurements). */
 unsigned rooms_count(const struct server *s);
