@@ -1,9 +1,11 @@
-"""Online backup under load, then restore: every registration acknowledged
-before the backup was asked for is in the restored database (moves will be
-checked the same way once live play lands: acknowledged = committed).
+"""Online backup under load, then restore: every registration and every
+move acknowledged before the backup was asked for is in the restored
+database (acknowledged = committed), and the restored agond recovers the
+game in play.
 
 usage: test_ops_backup.py AGOND SOURCE_ROOT"""
 import os
+import random
 import re
 import signal
 import sqlite3
@@ -13,7 +15,7 @@ import threading
 import time
 
 from ops_harness import OpsServer, value, parse_prometheus
-from agon_harness import check, finish
+from agon_harness import check, finish, register, start_game
 
 LOOSE = ["--rate", "0", "--addr-rate", "0", "--max-conns-per-addr", "0",
          "--login-addr-burst", "100000", "--login-account-burst", "1000"]
@@ -47,6 +49,42 @@ class Writer(threading.Thread):
             self.error = repr(e)
 
 
+class Mover(threading.Thread):
+    """Two players playing gomony games back to back with random legal
+    moves; records (game_id, seq, move) of every acknowledged move."""
+
+    def __init__(self, srv, rules):
+        super().__init__(daemon=True)
+        self.a, self.b = register(srv, "mover_a"), register(srv, "mover_b")
+        self.rules = rules
+        self.acked = []   # (game_id, seq, move, monotonic time of the ack)
+        self.game = None
+        self.stop = False
+        self.error = None
+
+    def run(self):
+        rng = random.Random(11)
+        try:
+            while not self.stop:
+                g = start_game(None, self.a, self.b, "gomony", time_control="untimed")
+                self.game = g
+                while not self.stop and not g.outcome:
+                    legal = g.legal(self.rules)
+                    if not legal:
+                        break
+                    r, ev = g.play(rng.choice(legal))
+                    if not (r and r.get("ok")):
+                        self.error = r
+                        return
+                    self.acked.append((g.gid, ev["seq"], ev["move"], time.monotonic()))
+                if g.outcome:
+                    for c in (self.a, self.b):
+                        c.event("game_end")
+                        c.req("leave", game_id=g.gid)
+        except Exception as e:  # noqa: BLE001
+            self.error = repr(e)
+
+
 def wait_log(srv, pattern, timeout=20):
     end = time.time() + timeout
     while time.time() < end:
@@ -69,23 +107,32 @@ def main():
 
 
 def run(srv, agond, restore):
+    rules = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(agond))),
+                         "common", "agon-rules")
+    mover = Mover(srv, rules)
+    mover.start()
     writers = [Writer(srv, k) for k in range(4)]
     for w in writers:
         w.start()
     # Enough rows that the copy takes more than one step of the loop.
     end = time.time() + 20
-    while sum(len(w.acked) for w in writers) < 300 and time.time() < end:
+    while ((sum(len(w.acked) for w in writers) < 300 or len(mover.acked) < 20)
+           and time.time() < end):
         time.sleep(0.02)
     t_signal = time.monotonic()
     before = {n for w in writers for (n, t) in list(w.acked) if t < t_signal}
+    moves_before = [(g, q, mv) for (g, q, mv, t) in list(mover.acked) if t < t_signal]
     srv.signal(signal.SIGUSR1)
     m = wait_log(srv, r"backup done: (\S+) \((\d+) pages\)")
     # Keep writing a little after the backup, then stop the writers.
     time.sleep(0.2)
-    for w in writers:
+    for w in writers + [mover]:
         w.stop = True
-    for w in writers:
-        w.join(10)
+    for w in writers + [mover]:
+        w.join(20)
+    check(mover.error is None, "moves saw no error: %r" % (mover.error,))
+    check(len(moves_before) >= 20, "%d moves acknowledged before the backup"
+          % len(moves_before))
     check(all(w.error is None for w in writers),
           "writers saw no error: %r" % [w.error for w in writers])
     after = {n for w in writers for (n, t) in w.acked} - before
@@ -108,6 +155,10 @@ def run(srv, agond, restore):
           "backup passes integrity_check")
     check(db.execute("PRAGMA journal_mode").fetchone()[0] == "delete",
           "backup is in rollback-journal mode (standalone)")
+    stored = set(db.execute("SELECT game_id, seq, move FROM moves").fetchall())
+    lost = [m for m in moves_before if m not in stored]
+    check(not lost, "every move acknowledged before the backup is in it "
+          "(%d moves, lost %r)" % (len(moves_before), lost[:3]))
     db.close()
     fams = parse_prometheus(srv.scrape())
     check(value(fams, "agon_backups_total") == 1, "agon_backups_total 1")
@@ -117,6 +168,8 @@ def run(srv, agond, restore):
     check(value(fams, "agon_backup_in_progress") == 0, "no backup running")
     for w in writers:
         w.c.close()
+    mover.a.close()
+    mover.b.close()
     srv.stop_checked("agond (backed up)")
 
     # Restore over the stopped server's database (kept aside), start a new
@@ -148,6 +201,19 @@ def run(srv, agond, restore):
         check(not missing, "all %d acknowledged-before-backup players log in "
               "on the restored server (missing %r)" % (len(before), missing[:3]))
         c.close()
+        # The game in play at backup time comes back: its player rejoins it
+        # and the snapshot is at least as far as the last move acked before.
+        if moves_before:
+            gid = moves_before[-1][0]
+            last = max(q for (g, q, mv) in moves_before if g == gid)
+            p = new.client()
+            r = p.req("login", name="mover_a", password="password-123")
+            check(r and r.get("ok"), "mover_a logs in on the restored server")
+            r = p.req("join", game_id=gid)
+            check(r and r.get("ok") and r["data"].get("seq", -1) >= last,
+                  "restored game %d rejoined at seq >= %d (%r)" % (gid, last,
+                  r and r.get("data", r).get("seq") if r else r))
+            p.close()
         rows = sqlite3.connect("file:%s?mode=ro" % path, uri=True).execute(
             "SELECT count(*) FROM players").fetchone()[0]
         check(len(before) <= rows <= len(before) + len(after),
