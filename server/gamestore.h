@@ -20,7 +20,8 @@
 
 #include "game.h"
 
-#define GS_KIND_MAX 16  /* event kinds: "draw_offer", "game_end", ... */
+#define GS_KIND_MAX 33  /* event kinds ("draw_offer", "game_end", ...): as long
+                           as a request type (32), which names some of them */
 
 /* ---- create ------------------------------------------------------------ */
 
