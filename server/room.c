@@ -1275,6 +1275,14 @@ static int unpack_game_id(conn *c, proto_msg *m, json_int_t *gid) {
   return 0;
 }
 
+/* The room a game request names (its game_id field) and the caller's seat,
+ * or NULL after replying the error: the preamble of every game request. */
+static room *req_game(conn *c, proto_msg *m, int *seat, int active) {
+  json_int_t gid;
+  if (unpack_game_id(c, m, &gid)) return NULL;
+  return req_room(c, m, gid, seat, active);
+}
+
 /* A side for a win of seat (null side before a Gambo choice). */
 static game_outcome win_of_seat(const room *r, int seat, const char *reason) {
   game_outcome o = game_outcome_win(r->side[seat], reason);
@@ -1283,10 +1291,8 @@ static game_outcome win_of_seat(const room *r, int seat, const char *reason) {
 }
 
 void room_h_resign(conn *c, proto_msg *m) {
-  json_int_t gid;
   int seat;
-  if (unpack_game_id(c, m, &gid)) return;
-  room *r = req_room(c, m, gid, &seat, 1);
+  room *r = req_game(c, m, &seat, 1);
   if (r == NULL) return;
   room_end_now(r, win_of_seat(r, 1 - seat, "resign"), 0, 1 - seat, c, m,
                re_name(m->type));
@@ -1307,10 +1313,8 @@ static int room_note(room *r, conn *c, proto_msg *m, int seat) {
 }
 
 void room_h_draw_offer(conn *c, proto_msg *m) {
-  json_int_t gid;
   int seat;
-  if (unpack_game_id(c, m, &gid)) return;
-  room *r = req_room(c, m, gid, &seat, 1);
+  room *r = req_game(c, m, &seat, 1);
   if (r == NULL) return;
   if (r->draw_offer >= 0) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE,
@@ -1322,10 +1326,8 @@ void room_h_draw_offer(conn *c, proto_msg *m) {
 }
 
 void room_h_draw_accept(conn *c, proto_msg *m) {
-  json_int_t gid;
   int seat;
-  if (unpack_game_id(c, m, &gid)) return;
-  room *r = req_room(c, m, gid, &seat, 1);
+  room *r = req_game(c, m, &seat, 1);
   if (r == NULL) return;
   if (r->draw_offer != 1 - seat) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE, "no draw offer from your opponent");
@@ -1335,10 +1337,8 @@ void room_h_draw_accept(conn *c, proto_msg *m) {
 }
 
 void room_h_draw_decline(conn *c, proto_msg *m) {
-  json_int_t gid;
   int seat;
-  if (unpack_game_id(c, m, &gid)) return;
-  room *r = req_room(c, m, gid, &seat, 1);
+  room *r = req_game(c, m, &seat, 1);
   if (r == NULL) return;
   if (r->draw_offer != 1 - seat) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE, "no draw offer from your opponent");
@@ -1348,10 +1348,8 @@ void room_h_draw_decline(conn *c, proto_msg *m) {
 }
 
 void room_h_abort(conn *c, proto_msg *m) {
-  json_int_t gid;
   int seat;
-  if (unpack_game_id(c, m, &gid)) return;
-  room *r = req_room(c, m, gid, &seat, 1);
+  room *r = req_game(c, m, &seat, 1);
   if (r == NULL) return;
   if (r->moved[0] && r->moved[1]) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE,
@@ -1416,10 +1414,8 @@ static void rematch_done(void *arg, int64_t game_id, int status) {
 }
 
 void room_h_rematch_offer(conn *c, proto_msg *m) {
-  json_int_t gid;
   int seat;
-  if (unpack_game_id(c, m, &gid)) return;
-  room *r = req_room(c, m, gid, &seat, 0);
+  room *r = req_game(c, m, &seat, 0);
   if (r == NULL) return;
   if (r->state != ROOM_OVER || r->rematched) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE,
@@ -1436,10 +1432,8 @@ void room_h_rematch_offer(conn *c, proto_msg *m) {
 }
 
 void room_h_rematch_accept(conn *c, proto_msg *m) {
-  json_int_t gid;
   int seat;
-  if (unpack_game_id(c, m, &gid)) return;
-  room *r = req_room(c, m, gid, &seat, 0);
+  room *r = req_game(c, m, &seat, 0);
   if (r == NULL) return;
   if (r->state != ROOM_OVER || r->rematched || r->rematch_offer != 1 - seat) {
     conn_reply_err(c, m->type, m->id, AGON_ESTATE, "no rematch offer from your opponent");
