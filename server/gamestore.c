@@ -24,6 +24,9 @@ static int step_done(sqlite3 *conn, sqlite3_stmt *st) {
   return 0;
 }
 
+static int rating_get(sqlite3 *conn, int64_t player, const char *game_type,
+                      glicko2_rating *out);
+
 /* ---- create ------------------------------------------------------------ */
 
 int gs_create_job(sqlite3 *conn, void *ctx) {
@@ -64,6 +67,11 @@ int gs_create_job(sqlite3 *conn, void *ctx) {
     sqlite3_bind_int64(st, 3, c->player[seat]);
     if (c->side[seat] >= 0) sqlite3_bind_int(st, 4, c->side[seat]);
     if ((rc = step_done(conn, st)) != 0) return rc;
+  }
+  for (int seat = 0; seat < 2; seat++) {
+    glicko2_rating r;
+    if ((rc = rating_get(conn, c->player[seat], c->game_type, &r)) != 0) return rc;
+    c->rating[seat] = r.rating;
   }
   return 0;
 }
@@ -447,8 +455,11 @@ static const char game_sql[] =
     "chooser_seat, status, spectator_delay_plies, spectator_delay_ms "
     "FROM games WHERE id = ?1";
 static const char players_sql[] =
-    "SELECT gp.seat, gp.player_id, gp.side, p.name FROM game_players gp "
-    "JOIN players p ON p.id = gp.player_id WHERE gp.game_id = ?1";
+    "SELECT gp.seat, gp.player_id, gp.side, p.name, "
+    "coalesce(r.rating, 1500.0) FROM game_players gp "
+    "JOIN players p ON p.id = gp.player_id "
+    "LEFT JOIN ratings r ON r.player_id = gp.player_id AND r.game_type = "
+    "(SELECT game_type FROM games WHERE id = ?1) WHERE gp.game_id = ?1";
 
 /* Fill g (id set) from the database. cached: use db_stmt (job threads). */
 static int load_game(sqlite3 *conn, gs_game *g, int cached) {
@@ -496,6 +507,7 @@ static int load_game(sqlite3 *conn, gs_game *g, int cached) {
                           : sqlite3_column_int(st[1], 2);
       copy_text(g->name[seat], sizeof g->name[seat],
                 sqlite3_column_text(st[1], 3));
+      g->rating[seat] = sqlite3_column_double(st[1], 4);
       got |= 1 << seat;
     }
     if (got != 3) rc = AGON_ESTORAGE;

@@ -45,9 +45,12 @@ typedef struct gs_create {
   int64_t now_ms;
   /* out */
   int64_t game_id;
+  double rating[2];          /* per seat, for game_type (1500 if none) */
 } gs_create;
 
-/* Inserts the games row (status active, started now) and both players. */
+/* Inserts the games row (status active, started now) and both players;
+ * reads both players' current ratings for the game type (shown in
+ * game_start and games_live; a primary-key probe each). */
 int gs_create_job(sqlite3 *conn, void *ctx);
 
 /* ---- append ------------------------------------------------------------ */
@@ -180,6 +183,7 @@ typedef struct gs_game {
   char status[16];
   int64_t player[2];
   char name[2][24];
+  double rating[2];                  /* current, for game_type (1500 none) */
   int side[2];                       /* -1 NULL */
   uint32_t delay_plies;              /* spectator delay */
   int64_t delay_ms;

@@ -34,6 +34,7 @@ struct room {
   game_clock clk;
   int64_t player[2];
   char name[2][24];
+  double rating[2];            /* for the game type, when the room was made */
   int64_t rematch_of;
   uint64_t gone_since[2];      /* loop ms when the seat's last connection
                                   left; valid while natt[seat] == 0 */
@@ -195,9 +196,10 @@ static json_t *side_json(const room *r, int side) {
 static json_t *players_json(const room *r) {
   json_t *a = json_array();
   for (int s = 0; s < 2; s++)
-    json_array_append_new(a, json_pack("{s:i, s:s, s:o}", "seat", s, "name",
-                                       r->name[s], "side",
-                                       side_json(r, r->side[s])));
+    json_array_append_new(a, json_pack("{s:i, s:s, s:o, s:f}", "seat", s,
+                                       "name", r->name[s], "side",
+                                       side_json(r, r->side[s]), "rating",
+                                       r->rating[s]));
   return a;
 }
 
@@ -722,6 +724,7 @@ static void create_cb(void *ctx, int status) {
     r->player[i] = op->g.player[i];
     r->side[i] = (int8_t)op->g.side[i];
     snprintf(r->name[i], sizeof r->name[i], "%s", op->name[i]);
+    r->rating[i] = op->g.rating[i];
   }
   r->chooser_seat = (int8_t)op->g.chooser_seat;
   r->rated = (uint8_t)op->g.rated;
@@ -862,6 +865,7 @@ static int room_replay(room *r, const gs_game *g) {
   for (int i = 0; i < 2; i++) {
     r->player[i] = g->player[i];
     snprintf(r->name[i], sizeof r->name[i], "%s", g->name[i]);
+    r->rating[i] = g->rating[i];
     r->side[i] = (int8_t)g->side[i];
     r->moved[i] = 0;
   }

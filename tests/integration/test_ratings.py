@@ -158,6 +158,15 @@ def main():
         # 5. Rated rematch-like game: bob (seat 0) beats alice, from the
         # stored ratings (not the defaults).
         g = start_game(srv, bob, alice, GAME, rated=True)
+        check([p.get("rating") for p in g.start["players"]] ==
+              [expected["bob"][0], expected["alice"][0]],
+              "game_start shows the players' current ratings")
+        r = anon.req("games_live", game=GAME)
+        live = [x for x in r["data"]["games"] if x["game_id"] == g.gid] \
+            if r and r["ok"] else []
+        check(len(live) == 1 and [p.get("rating") for p in live[0]["players"]]
+              == [expected["bob"][0], expected["alice"][0]],
+              "games_live shows them too")
         alice.req("resign", game_id=g.gid)
         rated_result(g, end_events(g), 1.0, "bob beats alice")
 
@@ -218,10 +227,18 @@ def main():
         check(err_code(anon.req("rating_history", name="nobody", game=GAME))
               == "not_found", "rating_history: unknown player")
 
-        # Ratings survive a restart (they are in the database).
+        # Ratings survive a restart (they are in the database), and a
+        # recovered game shows its players' ratings again.
+        g = start_game(srv, carol, alice, GAME, rated=True)
         srv.stop()
         srv.start()
         anon = srv.client()
+        r = anon.req("games_live", game=GAME)
+        live = [x for x in r["data"]["games"] if x["game_id"] == g.gid] \
+            if r and r["ok"] else []
+        check(len(live) == 1 and [p.get("rating") for p in live[0]["players"]]
+              == [expected["carol"][0], expected["alice"][0]],
+              "a recovered game shows the ratings")
         r = anon.req("leaderboard", game=GAME, limit=100)
         check(r["ok"] and [triple(p) for p in r["data"]["players"]] ==
               [triple(p) for p in board], "leaderboard after a restart")
