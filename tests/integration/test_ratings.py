@@ -97,6 +97,32 @@ def end_events(g):
     return e0
 
 
+BOARD_SQL = ("SELECT p.name, r.rating FROM ratings r "
+             "JOIN players p ON p.id = r.player_id WHERE r.game_type = ?1 "
+             "AND (r.rating, r.player_id) < (?2, ?3) "
+             "ORDER BY r.rating DESC, r.player_id DESC LIMIT ?4")
+HIST_SQL = ("SELECT rating FROM rating_history WHERE player_id = ?1 "
+            "AND game_type = ?2 ORDER BY id DESC LIMIT ?3")
+
+
+def check_plans(db):
+    """The queries of server/gamestore.c (same shape) use their indexes and
+    sort nothing: read on the stopped server's database."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    try:
+        plan = lambda sql, args: " | ".join(
+            row[-1] for row in con.execute("EXPLAIN QUERY PLAN " + sql, args))
+        p = plan(BOARD_SQL, (GAME, 1500.0, 3, 20))
+        check("COVERING INDEX ratings_board" in p and "TEMP B-TREE" not in p,
+              "leaderboard: index range, no sort (%s)" % p)
+        p = plan(HIST_SQL, (1, GAME, 200))
+        check("rating_history_player" in p and "TEMP B-TREE" not in p,
+              "rating_history: index, no sort (%s)" % p)
+    finally:
+        con.close()
+
+
 def main():
     srv = Server(AGOND).start()
     try:
@@ -231,6 +257,7 @@ def main():
         # recovered game shows its players' ratings again.
         g = start_game(srv, carol, alice, GAME, rated=True)
         srv.stop()
+        check_plans(srv.db)
         srv.start()
         anon = srv.client()
         r = anon.req("games_live", game=GAME)
