@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "glicko2.h"
 #include "limits.h"
 #include "log.h"
 #include "util.h"
@@ -22,6 +23,9 @@ static int step_done(sqlite3 *conn, sqlite3_stmt *st) {
   }
   return 0;
 }
+
+static int rating_get(sqlite3 *conn, int64_t player, const char *game_type,
+                      glicko2_rating *out);
 
 /* ---- create ------------------------------------------------------------ */
 
@@ -64,6 +68,11 @@ int gs_create_job(sqlite3 *conn, void *ctx) {
     if (c->side[seat] >= 0) sqlite3_bind_int(st, 4, c->side[seat]);
     if ((rc = step_done(conn, st)) != 0) return rc;
   }
+  for (int seat = 0; seat < 2; seat++) {
+    glicko2_rating r;
+    if ((rc = rating_get(conn, c->player[seat], c->game_type, &r)) != 0) return rc;
+    c->rating[seat] = r.rating;
+  }
   return 0;
 }
 
@@ -81,6 +90,205 @@ static int seq_stored(sqlite3 *conn, int64_t game_id, uint32_t seq) {
   sqlite3_bind_int64(st, 2, seq);
   int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
   return ok;
+}
+
+/* ---- ratings ------------------------------------------------------------ */
+
+/* The player's rating for game_type, the defaults when there is none. */
+static int rating_get(sqlite3 *conn, int64_t player, const char *game_type,
+                      glicko2_rating *out) {
+  sqlite3_stmt *st = db_stmt(
+      conn,
+      "SELECT rating, rd, volatility FROM ratings "
+      "WHERE player_id = ?1 AND game_type = ?2");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  sqlite3_bind_int64(st, 1, player);
+  sqlite3_bind_text(st, 2, game_type, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    out->rating = sqlite3_column_double(st, 0);
+    out->rd = sqlite3_column_double(st, 1);
+    out->vol = sqlite3_column_double(st, 2);
+    return 0;
+  }
+  if (rc != SQLITE_DONE) {
+    log_error("gamestore: %s", sqlite3_errmsg(conn));
+    return AGON_ESTORAGE;
+  }
+  out->rating = GLICKO2_DEFAULT_RATING;
+  out->rd = GLICKO2_DEFAULT_RD;
+  out->vol = GLICKO2_DEFAULT_VOL;
+  return 0;
+}
+
+static int rating_put(sqlite3 *conn, const gs_append *a, int seat,
+                      const glicko2_rating *r) {
+  sqlite3_stmt *st = db_stmt(
+      conn,
+      "INSERT INTO ratings (player_id, game_type, rating, rd, volatility, "
+      "games, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6) "
+      "ON CONFLICT (player_id, game_type) DO UPDATE SET "
+      "rating = excluded.rating, rd = excluded.rd, "
+      "volatility = excluded.volatility, games = games + 1, "
+      "updated_at = excluded.updated_at");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  sqlite3_bind_int64(st, 1, a->player[seat]);
+  sqlite3_bind_text(st, 2, a->game_type, -1, SQLITE_STATIC);
+  sqlite3_bind_double(st, 3, r->rating);
+  sqlite3_bind_double(st, 4, r->rd);
+  sqlite3_bind_double(st, 5, r->vol);
+  sqlite3_bind_int64(st, 6, a->at_ms);
+  int rc = step_done(conn, st);
+  if (rc) return rc;
+  st = db_stmt(conn,
+               "INSERT INTO rating_history (player_id, game_type, game_id, "
+               "rating, rd, volatility, at_ms) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  sqlite3_bind_int64(st, 1, a->player[seat]);
+  sqlite3_bind_text(st, 2, a->game_type, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 3, a->game_id);
+  sqlite3_bind_double(st, 4, r->rating);
+  sqlite3_bind_double(st, 5, r->rd);
+  sqlite3_bind_double(st, 6, r->vol);
+  sqlite3_bind_int64(st, 7, a->at_ms);
+  return step_done(conn, st);
+}
+
+/* Appends ,"ratings":{...} inside the game_end data object. %.17g keeps
+ * the stored values exact (a client can recompute them). */
+static int rating_data(gs_append *a, const glicko2_rating before[2],
+                       const glicko2_rating after[2]) {
+  char buf[640];
+  int n = snprintf(
+      buf, sizeof buf,
+      "\"ratings\":{\"before\":[{\"rating\":%.17g,\"rd\":%.17g,\"volatility\":%.17g},"
+      "{\"rating\":%.17g,\"rd\":%.17g,\"volatility\":%.17g}],"
+      "\"after\":[{\"rating\":%.17g,\"rd\":%.17g,\"volatility\":%.17g},"
+      "{\"rating\":%.17g,\"rd\":%.17g,\"volatility\":%.17g}]}}",
+      before[0].rating, before[0].rd, before[0].vol, before[1].rating,
+      before[1].rd, before[1].vol, after[0].rating, after[0].rd, after[0].vol,
+      after[1].rating, after[1].rd, after[1].vol);
+  if (n < 0 || (size_t)n >= sizeof buf) return AGON_ESTORAGE;
+  size_t len = a->data ? strlen(a->data) : 0;
+  if (len < 2 || a->data[len - 1] != '}') return AGON_ESTORAGE;
+  int empty = len == 2;  /* "{}" */
+  char *d = realloc(a->data, len + (size_t)n + 2);
+  if (d == NULL) return AGON_ESTORAGE;
+  d[len - 1] = '\0';
+  if (!empty) strcat(d, ",");
+  strcat(d, buf);
+  a->data = d;
+  return 0;
+}
+
+/* Both players' Glicko-2 update for one rated result (a->score0). */
+static int rate_game(sqlite3 *conn, gs_append *a) {
+  glicko2_rating before[2], after[2];
+  int rc;
+  for (int seat = 0; seat < 2; seat++)
+    if ((rc = rating_get(conn, a->player[seat], a->game_type, &before[seat])) != 0)
+      return rc;
+  for (int seat = 0; seat < 2; seat++) {
+    glicko2_game g = {before[1 - seat].rating, before[1 - seat].rd,
+                      seat == 0 ? a->score0 : 1.0 - a->score0};
+    glicko2_update(&before[seat], &g, 1, GLICKO2_DEFAULT_TAU, &after[seat]);
+  }
+  for (int seat = 0; seat < 2; seat++)
+    if ((rc = rating_put(conn, a, seat, &after[seat])) != 0) return rc;
+  if ((rc = rating_data(a, before, after)) != 0) return rc;
+  a->rated_out = 1;
+  return 0;
+}
+
+static void rating_row(sqlite3_stmt *st, gs_rating_row *r) {
+  copy_text(r->name, sizeof r->name, sqlite3_column_text(st, 0));
+  r->rating = sqlite3_column_double(st, 1);
+  r->rd = sqlite3_column_double(st, 2);
+  r->vol = sqlite3_column_double(st, 3);
+  r->games = sqlite3_column_int64(st, 4);
+  r->game_id = sqlite3_column_int64(st, 5);
+  r->at_ms = sqlite3_column_int64(st, 6);
+}
+
+int gs_board_job(sqlite3 *conn, void *ctx) {
+  gs_board *b = ctx;
+  /* Both read ratings_board (game_type, rating, + the key player_id)
+   * backwards; the row value comparison is a range on that index. */
+  sqlite3_stmt *st = b->has_before
+      ? db_stmt(conn,
+                "SELECT p.name, r.rating, r.rd, r.volatility, r.games, 0, "
+                "r.updated_at, r.player_id FROM ratings r "
+                "JOIN players p ON p.id = r.player_id WHERE r.game_type = ?1 "
+                "AND (r.rating, r.player_id) < (?2, ?3) "
+                "ORDER BY r.rating DESC, r.player_id DESC LIMIT ?4")
+      : db_stmt(conn,
+                "SELECT p.name, r.rating, r.rd, r.volatility, r.games, 0, "
+                "r.updated_at, r.player_id FROM ratings r "
+                "JOIN players p ON p.id = r.player_id WHERE r.game_type = ?1 "
+                "ORDER BY r.rating DESC, r.player_id DESC LIMIT ?4");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_text(st, 1, b->game_type, -1, SQLITE_STATIC);
+  if (b->has_before) {
+    sqlite3_bind_double(st, 2, b->before_rating);
+    sqlite3_bind_int64(st, 3, b->before_id);
+  }
+  uint32_t lim = b->limit > GS_BOARD_MAX ? GS_BOARD_MAX : b->limit;
+  sqlite3_bind_int64(st, 4, lim);
+  int rc;
+  b->n = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW && b->n < lim) {
+    rating_row(st, &b->rows[b->n]);
+    b->ids[b->n] = sqlite3_column_int64(st, 7);
+    b->n++;
+  }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    log_error("gamestore: %s", sqlite3_errmsg(conn));
+    return AGON_ESTORAGE;
+  }
+  return 0;
+}
+
+int gs_rhist_job(sqlite3 *conn, void *ctx) {
+  gs_rhist *h = ctx;
+  sqlite3_stmt *st = db_stmt(
+      conn, "SELECT id, name FROM players WHERE name_folded = lower(?1)");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_text(st, 1, h->name, -1, SQLITE_STATIC);
+  if (sqlite3_step(st) != SQLITE_ROW) return AGON_ENOTFOUND;
+  int64_t pid = sqlite3_column_int64(st, 0);
+  copy_text(h->name, sizeof h->name, sqlite3_column_text(st, 1));
+  h->found = 1;
+  /* rating_history_player (player_id, game_type, id) backwards: the newest
+   * GS_HISTORY_MAX, reversed below to oldest first. */
+  st = db_stmt(conn,
+               "SELECT '', rating, rd, volatility, 0, game_id, at_ms "
+               "FROM rating_history WHERE player_id = ?1 AND game_type = ?2 "
+               "ORDER BY id DESC LIMIT ?3");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_int64(st, 1, pid);
+  sqlite3_bind_text(st, 2, h->game_type, -1, SQLITE_STATIC);
+  sqlite3_bind_int(st, 3, GS_HISTORY_MAX);
+  int rc;
+  h->n = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW && h->n < GS_HISTORY_MAX)
+    rating_row(st, &h->rows[h->n++]);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    log_error("gamestore: %s", sqlite3_errmsg(conn));
+    return AGON_ESTORAGE;
+  }
+  for (uint32_t i = 0; i < h->n / 2; i++) {
+    gs_rating_row t = h->rows[i];
+    h->rows[i] = h->rows[h->n - 1 - i];
+    h->rows[h->n - 1 - i] = t;
+  }
+  return 0;
 }
 
 int gs_append_job(sqlite3 *conn, void *ctx) {
@@ -122,6 +330,9 @@ int gs_append_job(sqlite3 *conn, void *ctx) {
       if ((rc = step_done(conn, st)) != 0) return rc;
     }
   }
+  /* Before the event row: the ratings go into its data. */
+  if (a->end && a->rate && !a->aborted && (rc = rate_game(conn, a)) != 0)
+    return rc;
   if (a->has_event) {
     sqlite3_stmt *st = db_stmt(
         conn,
@@ -244,8 +455,11 @@ static const char game_sql[] =
     "chooser_seat, status, spectator_delay_plies, spectator_delay_ms "
     "FROM games WHERE id = ?1";
 static const char players_sql[] =
-    "SELECT gp.seat, gp.player_id, gp.side, p.name FROM game_players gp "
-    "JOIN players p ON p.id = gp.player_id WHERE gp.game_id = ?1";
+    "SELECT gp.seat, gp.player_id, gp.side, p.name, "
+    "coalesce(r.rating, 1500.0) FROM game_players gp "
+    "JOIN players p ON p.id = gp.player_id "
+    "LEFT JOIN ratings r ON r.player_id = gp.player_id AND r.game_type = "
+    "(SELECT game_type FROM games WHERE id = ?1) WHERE gp.game_id = ?1";
 
 /* Fill g (id set) from the database. cached: use db_stmt (job threads). */
 static int load_game(sqlite3 *conn, gs_game *g, int cached) {
@@ -293,6 +507,7 @@ static int load_game(sqlite3 *conn, gs_game *g, int cached) {
                           : sqlite3_column_int(st[1], 2);
       copy_text(g->name[seat], sizeof g->name[seat],
                 sqlite3_column_text(st[1], 3));
+      g->rating[seat] = sqlite3_column_double(st[1], 4);
       got |= 1 << seat;
     }
     if (got != 3) rc = AGON_ESTORAGE;

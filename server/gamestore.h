@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "game.h"
+#include "limits.h"
 
 #define GS_KIND_MAX 33  /* event kinds ("draw_offer", "game_end", ...): as long
                            as a request type (32), which names some of them */
@@ -44,9 +45,12 @@ typedef struct gs_create {
   int64_t now_ms;
   /* out */
   int64_t game_id;
+  double rating[2];          /* per seat, for game_type (1500 if none) */
 } gs_create;
 
-/* Inserts the games row (status active, started now) and both players. */
+/* Inserts the games row (status active, started now) and both players;
+ * reads both players' current ratings for the game type (shown in
+ * game_start and games_live; a primary-key probe each). */
 int gs_create_job(sqlite3 *conn, void *ctx);
 
 /* ---- append ------------------------------------------------------------ */
@@ -77,11 +81,64 @@ typedef struct gs_append {
   int result;                        /* GAME_WIN, GAME_DRAW or 0 (abort) */
   int winner_side;                   /* -1: NULL */
   char reason[32];
+  /* Rating (rate, only with end and not aborted): both players' Glicko-2
+   * ratings for game_type move in this same job (one rating period per
+   * game, glicko2.h), so a stored result and its rating change commit or
+   * fail together. The game_end data (which must then be a JSON object) is
+   * extended with "ratings":{"before":[..],"after":[..]} per seat before the
+   * event row is written; the loop re-encodes its broadcast from it. */
+  int rate;
+  char game_type[32];
+  int64_t player[2];                 /* per seat */
+  double score0;                     /* seat 0's score: 1, 0.5 or 0 */
+  int rated_out;                     /* out: ratings were updated */
 } gs_append;
 
 /* Appends the move and/or event, updates the games row when ending. Returns
  * AGON_ESTORAGE if the previous seq is missing (a failed earlier write). */
 int gs_append_job(sqlite3 *conn, void *ctx);
+
+/* ---- ratings ------------------------------------------------------------ */
+
+#define GS_BOARD_MAX RATINGS_BOARD_MAX    /* limits_storage.h */
+#define GS_HISTORY_MAX RATINGS_HISTORY_MAX
+
+typedef struct gs_rating_row {
+  char name[24];
+  double rating, rd, vol;
+  int64_t games;                     /* leaderboard: games rated */
+  int64_t game_id;                   /* history: the game (0: none) */
+  int64_t at_ms;
+} gs_rating_row;
+
+/* Leaderboard of game_type by rating (desc, then player id), at most limit
+ * rows; with has_before only rows whose (rating, player id) sorts after the
+ * cursor (before_rating, before_id). Walks ratings_board backwards. */
+typedef struct gs_board {
+  char game_type[32];
+  uint32_t limit;
+  int has_before;
+  double before_rating;
+  int64_t before_id;
+  gs_rating_row rows[GS_BOARD_MAX];
+  int64_t ids[GS_BOARD_MAX];
+  uint32_t n;
+} gs_board;
+
+int gs_board_job(sqlite3 *conn, void *ctx);
+
+/* The newest GS_HISTORY_MAX rating changes of one player (by name, case
+ * insensitive) for game_type, oldest first. AGON_ENOTFOUND: no such
+ * player. */
+typedef struct gs_rhist {
+  char name[24];
+  char game_type[32];
+  gs_rating_row rows[GS_HISTORY_MAX];
+  uint32_t n;
+  int found;
+} gs_rhist;
+
+int gs_rhist_job(sqlite3 *conn, void *ctx);
 
 /* ---- read back ---------------------------------------------------------- */
 
@@ -126,6 +183,7 @@ typedef struct gs_game {
   char status[16];
   int64_t player[2];
   char name[2][24];
+  double rating[2];                  /* current, for game_type (1500 none) */
   int side[2];                       /* -1 NULL */
   uint32_t delay_plies;              /* spectator delay */
   int64_t delay_ms;

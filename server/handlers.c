@@ -9,6 +9,7 @@
 #include "game.h"
 #include "limits.h"
 #include "lobby.h"
+#include "ratings.h"
 #include "room.h"
 #include "log.h"
 #include "server_int.h"
@@ -78,6 +79,9 @@ static const cmd cmd_table[] = {
     {"unwatch", room_h_unwatch, 0},
     {"chat", room_h_chat, CMD_NEEDS_AUTH},
     {"chat_subscribe", room_h_chat_subscribe, CMD_NEEDS_AUTH},
+    /* ratings (ratings.c): public */
+    {"leaderboard", ratings_h_leaderboard, 0},
+    {"rating_history", ratings_h_history, 0},
 };
 
 void handlers_line(conn *c, const char *line, size_t len) {

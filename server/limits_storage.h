@@ -69,4 +69,14 @@
  * limit for addresses it pushed out; memory stays fixed. */
 #define ACCOUNTS_RL_TABLE_MAX_DEFAULT 4096u
 
+/* Ratings reads (leaderboard, rating_history; server/ratings.c). Each
+ * request is one reader job with its rows inline in the job's ctx (~70 B a
+ * row): 100 leaderboard rows (~7 KiB) is a screenful, larger pages go by
+ * the before_rating cursor; 200 history rows (~14 KiB) covers months of a
+ * regular player's rated games while a reply stays far under the write
+ * cap. The default page matches what a client shows at once. */
+#define RATINGS_BOARD_MAX 100
+#define RATINGS_BOARD_DEFAULT 20
+#define RATINGS_HISTORY_MAX 200
+
 #endif

@@ -34,6 +34,7 @@ struct room {
   game_clock clk;
   int64_t player[2];
   char name[2][24];
+  double rating[2];            /* for the game type, when the room was made */
   int64_t rematch_of;
   uint64_t gone_since[2];      /* loop ms when the seat's last connection
                                   left; valid while natt[seat] == 0 */
@@ -195,9 +196,10 @@ static json_t *side_json(const room *r, int side) {
 static json_t *players_json(const room *r) {
   json_t *a = json_array();
   for (int s = 0; s < 2; s++)
-    json_array_append_new(a, json_pack("{s:i, s:s, s:o}", "seat", s, "name",
-                                       r->name[s], "side",
-                                       side_json(r, r->side[s])));
+    json_array_append_new(a, json_pack("{s:i, s:s, s:o, s:f}", "seat", s,
+                                       "name", r->name[s], "side",
+                                       side_json(r, r->side[s]), "rating",
+                                       r->rating[s]));
   return a;
 }
 
@@ -431,6 +433,7 @@ typedef struct room_op {
   uint64_t t0_ns;        /* request arrival (uv_hrtime): ack latency */
   uint32_t last_seq;
   int ends;              /* the game ends with this write */
+  int end_slot;          /* ev[] slot of the game_end event */
 } room_op;
 
 static room_op *op_new(room *r, conn *c, proto_msg *m, const char *re) {
@@ -457,6 +460,9 @@ static void op_free(room_op *op) {
 }
 
 static void room_reload(room *r);
+static wbuf *encode_free(json_t *j);
+static json_t *event_json(int64_t game_id, uint32_t seq, const char *kind,
+                          const char *data);
 
 static void room_write_cb(void *ctx, int status) {
   room_op *op = ctx;
@@ -466,6 +472,13 @@ static void room_write_cb(void *ctx, int status) {
   if (status == 0) {
     if (op->last_seq > r->committed) r->committed = op->last_seq;
     if (op->re && strcmp(op->re, "move") == 0) metrics_move_acked_us((uv_hrtime() - op->t0_ns) / 1000);
+    if (op->a.rated_out) {
+      /* The job added the ratings to the stored game_end data: broadcast
+       * exactly what a later join replays. */
+      wbuf_unref(op->ev[op->end_slot]);
+      op->ev[op->end_slot] = encode_free(
+          event_json(r->id, op->a.event_seq, "game_end", op->a.data));
+    }
     /* Spectators are queued before the mover's reply and the players'
      * events: conn_flush_all writes the connections queued last first, so
      * the players' writes do not wait behind thousands of spectator writes
@@ -584,6 +597,17 @@ static void op_end(room_op *op, room *r, game_outcome o, int aborted,
   char seed[24];
   snprintf(seed, sizeof seed, "%" PRIu64, r->m.seed);
   json_object_set_new(d, "seed", json_string(seed));
+  /* Rated results move both ratings in the same job (gamestore.h); a win
+   * without a winning seat cannot be scored and is left unrated. */
+  if (r->rated && !aborted &&
+      (o.result == GAME_DRAW || (o.result == GAME_WIN && wseat >= 0))) {
+    op->a.rate = 1;
+    snprintf(op->a.game_type, sizeof op->a.game_type, "%s", r->m.vt->name);
+    op->a.player[0] = r->player[0];
+    op->a.player[1] = r->player[1];
+    op->a.score0 = o.result == GAME_DRAW ? 0.5 : wseat == 0 ? 1.0 : 0.0;
+  }
+  op->end_slot = slot;
   op_event(op, seq, "game_end", -1, d, slot, at);
 }
 
@@ -700,6 +724,7 @@ static void create_cb(void *ctx, int status) {
     r->player[i] = op->g.player[i];
     r->side[i] = (int8_t)op->g.side[i];
     snprintf(r->name[i], sizeof r->name[i], "%s", op->name[i]);
+    r->rating[i] = op->g.rating[i];
   }
   r->chooser_seat = (int8_t)op->g.chooser_seat;
   r->rated = (uint8_t)op->g.rated;
@@ -840,6 +865,7 @@ static int room_replay(room *r, const gs_game *g) {
   for (int i = 0; i < 2; i++) {
     r->player[i] = g->player[i];
     snprintf(r->name[i], sizeof r->name[i], "%s", g->name[i]);
+    r->rating[i] = g->rating[i];
     r->side[i] = (int8_t)g->side[i];
     r->moved[i] = 0;
   }
