@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "history.h"
 #include "limits.h"
 #include "lobby.h"
 #include "room.h"
@@ -78,6 +79,9 @@ static const cmd cmd_table[] = {
     {"unwatch", room_h_unwatch, 0},
     {"chat", room_h_chat, CMD_NEEDS_AUTH},
     {"chat_subscribe", room_h_chat_subscribe, CMD_NEEDS_AUTH},
+    /* stored games (history.c): public, no login */
+    {"history", history_h_history, 0},
+    {"profile", history_h_profile, 0},
 };
 
 void handlers_line(conn *c, const char *line, size_t len) {

@@ -1,0 +1,475 @@
+/* history.c - the `history` and `profile` requests: SQL on a db reader,
+ * JSON on the loop. See history.h and docs/protocol.md ("History"). */
+#include "history.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accounts.h"
+#include "db.h"
+#include "game.h"
+#include "limits.h"
+#include "server_int.h"
+#include "util.h"
+
+/* Text columns copied out of the reader's rows: fixed sizes so a job result
+ * is one plain allocation (no json_t crosses threads). Longer values are
+ * truncated, which cannot happen for what the server itself writes. */
+#define H_TEXT 32
+
+typedef struct hist_player {
+  int present;
+  int side; /* -1: not decided */
+  char name[ACCOUNTS_NAME_MAX + 1];
+} hist_player;
+
+typedef struct hist_row {
+  int64_t id;
+  char type[H_TEXT];
+  int rated;
+  char status[H_TEXT];
+  char result[H_TEXT]; /* "" = NULL */
+  int winner_side;     /* -1 = NULL */
+  char reason[H_TEXT];
+  char tc[H_TEXT];
+  int64_t created_at, ended_at; /* ended_at -1 = NULL */
+  int my_side;                  /* the filtered player's side, -1 */
+  hist_player p[2];             /* by seat */
+} hist_row;
+
+enum { H_ALL, H_FINISHED, H_ONGOING };
+enum { H_ANY, H_WIN, H_LOSS, H_DRAW };
+
+typedef struct hist_op {
+  /* request (loop fills, reader reads) */
+  char player[ACCOUNTS_NAME_MAX + 1], opponent[ACCOUNTS_NAME_MAX + 1];
+  char type[H_TEXT];
+  int status;      /* H_* */
+  int result;      /* H_ANY.. */
+  int winner_side; /* -1: any */
+  int rated;       /* -1: any */
+  int64_t from_ms, to_ms, before_id;
+  int limit;
+  /* result (reader fills) */
+  int err;         /* AGON_ENOTFOUND: unknown player/opponent */
+  char errmsg[64];
+  int n, more;
+  hist_row rows[HISTORY_PAGE_MAX];
+  /* loop side */
+  conn *c;
+  json_t *id;
+} hist_op;
+
+static void copy_col(char *dst, size_t cap, sqlite3_stmt *st, int col) {
+  const unsigned char *t = sqlite3_column_text(st, col);
+  snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+/* Player id by name (case-insensitive, like login), 0 if unknown. */
+static int64_t player_id(sqlite3 *sq, const char *name) {
+  sqlite3_stmt *st =
+      db_stmt(sq, "SELECT id FROM players WHERE name_folded = lower(?1)");
+  if (st == NULL) return -1;
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_reset(st);
+  return id;
+}
+
+static int load_players(sqlite3 *sq, hist_row *w) {
+  sqlite3_stmt *st = db_stmt(sq, "SELECT gp.seat, gp.side, p.name FROM game_players gp JOIN players p"
+            " ON p.id = gp.player_id WHERE gp.game_id = ?1");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_int64(st, 1, w->id);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int seat = sqlite3_column_int(st, 0);
+    if (seat < 0 || seat > 1) continue;
+    hist_player *p = &w->p[seat];
+    p->present = 1;
+    p->side = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+    copy_col(p->name, sizeof p->name, st, 2);
+  }
+  sqlite3_reset(st);
+  return rc == SQLITE_DONE ? 0 : AGON_ESTORAGE;
+}
+
+/* The query is assembled from fixed fragments (never from request text:
+ * every value is bound), so its shapes are few and each uses an index:
+ *  - player given: game_players_player (player_id, game_id) range, newest
+ *    first, each game by rowid; the opponent is a game_players PK probe;
+ *  - no player, a type: games_type (game_type, id);
+ *  - no player, ongoing only: games_status (status, id);
+ *  - otherwise the games rowid, descending.
+ * Other filters are checked on rows the index yields. */
+static int hist_job(sqlite3 *sq, void *ctx) {
+  hist_op *op = ctx;
+  int64_t pid = 0, oid = 0;
+  if (op->player[0]) {
+    pid = player_id(sq, op->player);
+    if (pid < 0) return AGON_ESTORAGE;
+    if (pid == 0) {
+      op->err = AGON_ENOTFOUND;
+      snprintf(op->errmsg, sizeof op->errmsg, "no such player");
+      return 0;
+    }
+  }
+  if (op->opponent[0]) {
+    oid = player_id(sq, op->opponent);
+    if (oid < 0) return AGON_ESTORAGE;
+    if (oid == 0) {
+      op->err = AGON_ENOTFOUND;
+      snprintf(op->errmsg, sizeof op->errmsg, "no such opponent");
+      return 0;
+    }
+  }
+  char sql[1536];
+  size_t k = 0;
+#define ADD(s) k += (size_t)snprintf(sql + k, sizeof sql - k, "%s", (s))
+  ADD("SELECT g.id, g.game_type, g.rated, g.status, g.result, g.winner_side,"
+      " g.reason, g.time_control, g.created_at, g.ended_at, ");
+  if (pid) {
+    ADD("gp.side FROM game_players gp CROSS JOIN games g ON g.id = gp.game_id"
+        " WHERE gp.player_id = ?1 AND gp.game_id < ?2");
+  } else {
+    ADD("NULL FROM games g WHERE g.id < ?2");
+  }
+  switch (op->status) {
+  case H_FINISHED: ADD(" AND g.status = 'finished'"); break;
+  case H_ONGOING: ADD(" AND g.status = 'active'"); break;
+  default: ADD(" AND g.status IN ('active', 'finished')"); break;
+  }
+  if (op->type[0]) ADD(" AND g.game_type = ?3");
+  if (op->rated >= 0) ADD(" AND g.rated = ?4");
+  if (op->from_ms >= 0) ADD(" AND g.created_at >= ?5");
+  if (op->to_ms >= 0) ADD(" AND g.created_at < ?6");
+  if (oid)
+    ADD(" AND EXISTS (SELECT 1 FROM game_players o WHERE o.game_id = g.id"
+        " AND o.player_id = ?7)");
+  switch (op->result) {
+  case H_WIN: ADD(" AND g.result = 'win' AND g.winner_side = gp.side"); break;
+  case H_LOSS: ADD(" AND g.result = 'win' AND g.winner_side <> gp.side"); break;
+  case H_DRAW: ADD(" AND g.result = 'draw'"); break;
+  default: break;
+  }
+  if (op->winner_side >= 0) ADD(" AND g.result = 'win' AND g.winner_side = ?8");
+  ADD(pid ? " ORDER BY gp.game_id DESC LIMIT ?9" : " ORDER BY g.id DESC LIMIT ?9");
+#undef ADD
+  if (k >= sizeof sql) return AGON_ESTORAGE; /* our bug: fragments too long */
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return AGON_ESTORAGE;
+  }
+  sqlite3_bind_int64(st, 1, pid);
+  sqlite3_bind_int64(st, 2, op->before_id);
+  sqlite3_bind_text(st, 3, op->type, -1, SQLITE_STATIC);
+  sqlite3_bind_int(st, 4, op->rated);
+  sqlite3_bind_int64(st, 5, op->from_ms);
+  sqlite3_bind_int64(st, 6, op->to_ms);
+  sqlite3_bind_int64(st, 7, oid);
+  sqlite3_bind_int(st, 8, op->winner_side);
+  /* One more than the page: tells whether there is a next page. */
+  sqlite3_bind_int(st, 9, op->limit + 1);
+  int rc, ret = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (op->n == op->limit) {
+      op->more = 1;
+      break;
+    }
+    hist_row *w = &op->rows[op->n++];
+    memset(w, 0, sizeof *w);
+    w->id = sqlite3_column_int64(st, 0);
+    copy_col(w->type, sizeof w->type, st, 1);
+    w->rated = sqlite3_column_int(st, 2);
+    copy_col(w->status, sizeof w->status, st, 3);
+    copy_col(w->result, sizeof w->result, st, 4);
+    w->winner_side = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 5);
+    copy_col(w->reason, sizeof w->reason, st, 6);
+    copy_col(w->tc, sizeof w->tc, st, 7);
+    w->created_at = sqlite3_column_int64(st, 8);
+    w->ended_at = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 9);
+    w->my_side = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 10);
+    if ((ret = load_players(sq, w)) != 0) break;
+  }
+  if (ret == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE) ret = AGON_ESTORAGE;
+  sqlite3_finalize(st);
+  return ret;
+}
+
+static json_t *str_or_null(const char *s) {
+  return s[0] ? json_string(s) : json_null();
+}
+
+static json_t *row_json(const hist_row *w, int with_outcome) {
+  json_t *players = json_array();
+  for (int s = 0; s < 2; s++) {
+    const hist_player *p = &w->p[s];
+    json_array_append_new(
+        players, p->present ? json_pack("{s:i, s:s, s:o}", "seat", s, "name", p->name,
+                                        "side", p->side >= 0 ? json_integer(p->side)
+                                                             : json_null())
+                            : json_null());
+  }
+  json_t *o = json_pack(
+      "{s:I, s:s, s:b, s:s, s:o, s:o, s:o, s:s, s:I, s:o, s:o}", "game_id",
+      (json_int_t)w->id, "game", w->type, "rated", w->rated, "status", w->status,
+      "result", str_or_null(w->result), "winner_side",
+      w->winner_side >= 0 ? json_integer(w->winner_side) : json_null(), "reason",
+      str_or_null(w->reason), "time_control", w->tc, "created_at",
+      (json_int_t)w->created_at, "ended_at",
+      w->ended_at >= 0 ? json_integer(w->ended_at) : json_null(), "players", players);
+  if (with_outcome) {
+    const char *oc = NULL;
+    if (strcmp(w->result, "draw") == 0) oc = "draw";
+    else if (strcmp(w->result, "win") == 0 && w->my_side >= 0)
+      oc = w->winner_side == w->my_side ? "win" : "loss";
+    json_object_set_new(o, "outcome", oc ? json_string(oc) : json_null());
+  }
+  return o;
+}
+
+static void hist_done(void *ctx, int status) {
+  hist_op *op = ctx;
+  conn *c = op->c;
+  if (!conn_op_end(c)) goto out;
+  if (status != 0) {
+    conn_reply_err(c, "history", op->id, AGON_ESTORAGE, NULL);
+    goto out;
+  }
+  if (op->err) {
+    conn_reply_err(c, "history", op->id, op->err, op->errmsg);
+    goto out;
+  }
+  json_t *games = json_array();
+  for (int i = 0; i < op->n; i++)
+    json_array_append_new(games, row_json(&op->rows[i], op->player[0] != 0));
+  /* The cursor is the last id returned: ids only grow, so games created
+   * after the first page never shift later pages (no skip, no repeat). */
+  json_t *next = op->more && op->n > 0 ? json_integer(op->rows[op->n - 1].id) : json_null();
+  conn_reply_ok(c, "history", op->id,
+                json_pack("{s:o, s:o}", "games", games, "next_before_id", next));
+out:
+  json_decref(op->id);
+  free(op);
+}
+
+/* Copies a name field, rejecting what cannot be a registered name (the
+ * lookup would find nothing anyway; this keeps fixed buffers exact). */
+static int take_name(char *dst, size_t cap, const char *src, agon_err *e) {
+  if (src == NULL) return 0;
+  size_t n = strlen(src);
+  if (n == 0 || n >= cap) {
+    agon_err_set(e, AGON_EBADFIELD, "bad player name");
+    return -1;
+  }
+  memcpy(dst, src, n + 1);
+  return 0;
+}
+
+void history_h_history(conn *c, proto_msg *m) {
+  const char *player = NULL, *opponent = NULL, *type = NULL, *status = NULL,
+             *result = NULL;
+  json_int_t from_ms = -1, to_ms = -1, before_id = INT64_MAX, limit = HISTORY_PAGE_DEFAULT,
+             winner_side = -1;
+  json_t *rated = NULL;
+  agon_err e;
+  agon_err_clear(&e);
+  if (proto_unpack(m, &e, "{s?s, s?s, s?s, s?s, s?s, s?I, s?I, s?I, s?I, s?I, s?o}",
+                   "player", &player, "opponent", &opponent, "game", &type,
+                   "status", &status, "result", &result, "from_ms", &from_ms,
+                   "to_ms", &to_ms, "before_id", &before_id, "limit", &limit,
+                   "winner_side", &winner_side, "rated", &rated) != 0)
+    goto bad;
+  hist_op *op = xcalloc(1, sizeof *op);
+  op->rated = -1;
+  op->from_ms = from_ms;
+  op->to_ms = to_ms;
+  op->before_id = before_id;
+  op->winner_side = (int)winner_side;
+  if (take_name(op->player, sizeof op->player, player, &e) ||
+      take_name(op->opponent, sizeof op->opponent, opponent, &e))
+    goto bad_op;
+  if (type) {
+    if (game_find(type) == NULL) {
+      agon_err_set(&e, AGON_EBADFIELD, "unknown game");
+      goto bad_op;
+    }
+    snprintf(op->type, sizeof op->type, "%s", type);
+  }
+  if (status == NULL || strcmp(status, "finished") == 0) op->status = H_FINISHED;
+  else if (strcmp(status, "ongoing") == 0) op->status = H_ONGOING;
+  else if (strcmp(status, "all") == 0) op->status = H_ALL;
+  else {
+    agon_err_set(&e, AGON_EBADFIELD, "status: finished, ongoing or all");
+    goto bad_op;
+  }
+  if (result == NULL) op->result = H_ANY;
+  else if (strcmp(result, "win") == 0) op->result = H_WIN;
+  else if (strcmp(result, "loss") == 0) op->result = H_LOSS;
+  else if (strcmp(result, "draw") == 0) op->result = H_DRAW;
+  else {
+    agon_err_set(&e, AGON_EBADFIELD, "result: win, loss or draw");
+    goto bad_op;
+  }
+  if ((op->result == H_WIN || op->result == H_LOSS) && !op->player[0]) {
+    agon_err_set(&e, AGON_EBADFIELD, "result win/loss needs player");
+    goto bad_op;
+  }
+  if (op->opponent[0] && !op->player[0]) {
+    agon_err_set(&e, AGON_EBADFIELD, "opponent needs player");
+    goto bad_op;
+  }
+  if (rated) {
+    if (!json_is_boolean(rated)) {
+      agon_err_set(&e, AGON_EBADFIELD, "rated: a boolean");
+      goto bad_op;
+    }
+    op->rated = json_is_true(rated);
+  }
+  if (winner_side < -1 || winner_side > 1 || limit < 1 || limit > HISTORY_PAGE_MAX ||
+      before_id < 1) {
+    agon_err_set(&e, AGON_EBADFIELD, "winner_side, limit or before_id out of range");
+    goto bad_op;
+  }
+  op->limit = (int)limit;
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  int rc = db_read(c->srv->db, hist_job, op, hist_done);
+  if (rc != 0) {
+    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    json_decref(op->id);
+    free(op);
+    return;
+  }
+  conn_op_begin(c);
+  return;
+bad_op:
+  free(op);
+bad:
+  conn_reply_err(c, m->type, m->id, e.code, e.msg);
+}
+
+/* ---- profile ------------------------------------------------------------ */
+
+typedef struct prof_type {
+  char type[H_TEXT];
+  int64_t played, wins, losses, draws;
+} prof_type;
+
+typedef struct prof_op {
+  char name[ACCOUNTS_NAME_MAX + 1]; /* in: as asked; out: as registered */
+  int found;
+  int ongoing;
+  int n;
+  prof_type t[PROFILE_TYPES_MAX];
+  conn *c;
+  json_t *id;
+} prof_op;
+
+/* One pass over the player's game_players range (index), each game by
+ * rowid: O(games of the player), grouped by type. */
+static int prof_job(sqlite3 *sq, void *ctx) {
+  prof_op *op = ctx;
+  sqlite3_stmt *st =
+      db_stmt(sq, "SELECT id, name FROM players WHERE name_folded = lower(?1)");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_text(st, 1, op->name, -1, SQLITE_STATIC);
+  if (sqlite3_step(st) != SQLITE_ROW) return 0;
+  int64_t pid = sqlite3_column_int64(st, 0);
+  copy_col(op->name, sizeof op->name, st, 1);
+  op->found = 1;
+  sqlite3_reset(st);
+  st = db_stmt(sq,
+               "SELECT g.game_type, count(*),"
+               " sum(g.result = 'win' AND g.winner_side = gp.side),"
+               " sum(g.result = 'win' AND g.winner_side <> gp.side),"
+               " sum(g.result = 'draw')"
+               " FROM game_players gp CROSS JOIN games g ON g.id = gp.game_id"
+               " WHERE gp.player_id = ?1 AND g.status = 'finished'"
+               " GROUP BY g.game_type ORDER BY g.game_type");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_int64(st, 1, pid);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW && op->n < PROFILE_TYPES_MAX) {
+    prof_type *t = &op->t[op->n++];
+    copy_col(t->type, sizeof t->type, st, 0);
+    t->played = sqlite3_column_int64(st, 1);
+    t->wins = sqlite3_column_int64(st, 2);
+    t->losses = sqlite3_column_int64(st, 3);
+    t->draws = sqlite3_column_int64(st, 4);
+  }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return AGON_ESTORAGE;
+  sqlite3_reset(st);
+  st = db_stmt(sq, "SELECT count(*) FROM game_players gp CROSS JOIN games g"
+                     " ON g.id = gp.game_id WHERE gp.player_id = ?1"
+                     " AND g.status = 'active'");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_int64(st, 1, pid);
+  if (sqlite3_step(st) != SQLITE_ROW) return AGON_ESTORAGE;
+  op->ongoing = sqlite3_column_int(st, 0);
+  return 0;
+}
+
+static void prof_done(void *ctx, int status) {
+  prof_op *op = ctx;
+  conn *c = op->c;
+  if (!conn_op_end(c)) goto out;
+  if (status != 0) {
+    conn_reply_err(c, "profile", op->id, AGON_ESTORAGE, NULL);
+    goto out;
+  }
+  if (!op->found) {
+    conn_reply_err(c, "profile", op->id, AGON_ENOTFOUND, "no such player");
+    goto out;
+  }
+  json_t *by = json_object();
+  int64_t tot[4] = {0, 0, 0, 0};
+  for (int i = 0; i < op->n; i++) {
+    const prof_type *t = &op->t[i];
+    json_object_set_new(by, t->type,
+                        json_pack("{s:I, s:I, s:I, s:I}", "played", (json_int_t)t->played,
+                                  "wins", (json_int_t)t->wins, "losses",
+                                  (json_int_t)t->losses, "draws", (json_int_t)t->draws));
+    tot[0] += t->played;
+    tot[1] += t->wins;
+    tot[2] += t->losses;
+    tot[3] += t->draws;
+  }
+  conn_reply_ok(c, "profile", op->id,
+                json_pack("{s:s, s:I, s:I, s:I, s:I, s:i, s:o}", "name", op->name,
+                          "played", (json_int_t)tot[0], "wins", (json_int_t)tot[1],
+                          "losses", (json_int_t)tot[2], "draws", (json_int_t)tot[3],
+                          "ongoing", op->ongoing, "by_game", by));
+out:
+  json_decref(op->id);
+  free(op);
+}
+
+void history_h_profile(conn *c, proto_msg *m) {
+  const char *name;
+  agon_err e;
+  agon_err_clear(&e);
+  if (proto_unpack(m, &e, "{s:s}", "name", &name) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  prof_op *op = xcalloc(1, sizeof *op);
+  if (take_name(op->name, sizeof op->name, name, &e) != 0) {
+    free(op);
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  int rc = db_read(c->srv->db, prof_job, op, prof_done);
+  if (rc != 0) {
+    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    json_decref(op->id);
+    free(op);
+    return;
+  }
+  conn_op_begin(c);
+}
