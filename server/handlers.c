@@ -82,6 +82,8 @@ static const cmd cmd_table[] = {
     /* stored games (history.c): public, no login */
     {"history", history_h_history, 0},
     {"profile", history_h_profile, 0},
+    {"game_record", history_h_game_record, 0},
+    {"export", history_h_export, 0},
 };
 
 void handlers_line(conn *c, const char *line, size_t len) {

@@ -10,6 +10,8 @@
 #include "accounts.h"
 #include "db.h"
 #include "game.h"
+#include "gamestore.h"
+#include "record.h"
 #include "limits.h"
 #include "server_int.h"
 #include "util.h"
@@ -472,4 +474,265 @@ void history_h_profile(conn *c, proto_msg *m) {
     return;
   }
   conn_op_begin(c);
+}
+
+/* ---- game_record and export --------------------------------------------- */
+
+enum { REC_JSON_VIEW, REC_EXPORT_TEXT, REC_EXPORT_JSON };
+
+typedef struct rec_op {
+  gs_game g;      /* first: gs_load_job fills it (id set by the loop) */
+  int what;       /* REC_* */
+  /* games row fields gs_game does not carry */
+  char result[H_TEXT], reason[H_TEXT], commitment[72];
+  int winner_side;
+  int64_t created_at, started_at, ended_at;
+  char *text;     /* export: malloc'd record (text, or JSON dumped) */
+  int err;        /* AGON_ESTATE: not over; AGON_EINVAL: record failed */
+  char errmsg[192];
+  conn *c;
+  json_t *id;
+} rec_op;
+
+static int over(const char *status) {
+  return strcmp(status, "finished") == 0 || strcmp(status, "aborted") == 0;
+}
+
+/* Seat of the side that made a stored move (GAME_CHOOSER: the chooser). */
+static int seat_of(const gs_game *g, int side) {
+  if (side == GAME_CHOOSER) return g->chooser_seat;
+  for (int s = 0; s < 2; s++)
+    if (g->side[s] == side) return s;
+  return -1;
+}
+
+/* The record of a stored game through common/record.h, so what the server
+ * exports is exactly what `agon-rules replay` reads back. */
+static int build_export(rec_op *op) {
+  gs_game *g = &op->g;
+  const game_vtable *vt = game_find(g->game_type);
+  agon_err e;
+  agon_err_clear(&e);
+  if (vt == NULL) {
+    op->err = AGON_EINVAL;
+    snprintf(op->errmsg, sizeof op->errmsg, "unknown game type %s", g->game_type);
+    return 0;
+  }
+  game_setup setup;
+  json_t *oj = json_loads(g->options_json ? g->options_json : "{}", 0, NULL);
+  int rc = game_setup_from_json(&setup, vt, oj ? oj : json_object(), &e);
+  json_decref(oj);
+  uint64_t seed = strtoull(g->seed, NULL, 10);
+  const char **mv = NULL;
+  game_record r;
+  record_init(&r, vt);
+  if (rc == 0) {
+    mv = malloc((g->n ? g->n : 1) * sizeof *mv);
+    if (mv == NULL) abort();
+    size_t n = 0;
+    for (uint32_t i = 0; i < g->n; i++)
+      if (g->rows[i].is_move) mv[n++] = g->rows[i].move;
+    record_free(&r);
+    rc = record_from_moves(&r, &setup, seed, NULL, mv, n, &e);
+  }
+  if (rc == 0) {
+    /* Clocks and times as stored; the mover's clock after each move. */
+    size_t k = 0;
+    for (uint32_t i = 0; i < g->n && k < r.n_moves; i++) {
+      const gs_row *w = &g->rows[i];
+      if (!w->is_move) continue;
+      int seat = seat_of(g, w->side);
+      r.moves[k].clock_ms = w->timed && seat >= 0 ? w->clock_ms[seat] : -1;
+      r.moves[k].at_ms = w->at_ms;
+      k++;
+    }
+    for (int s = 0; s < 2; s++) {
+      if (g->side[s] < 0) continue;
+      char key[RECORD_TAG_KEY_MAX];
+      snprintf(key, sizeof key, "%s", game_side_name(vt, g->side[s]));
+      if (key[0] >= 'a' && key[0] <= 'z') key[0] = (char)(key[0] - 'a' + 'A');
+      record_set_tag(&r, key, g->name[s]);
+    }
+    /* Endings from outside the rules (resignation, agreement, time) are
+     * known only to the database. */
+    if (strcmp(op->result, "win") == 0 && op->winner_side >= 0)
+      snprintf(r.result, sizeof r.result, "%s", game_side_name(vt, op->winner_side));
+    else if (strcmp(op->result, "draw") == 0)
+      snprintf(r.result, sizeof r.result, "draw");
+    /* The server stores "resign" (the request's name); records spell it
+     * "resignation" (docs/record-format.md), which replay accepts as an
+     * ending from outside the rules. */
+    if (op->reason[0] && strcmp(r.result, "*") != 0)
+      snprintf(r.reason, sizeof r.reason, "%s",
+               strcmp(op->reason, "resign") == 0 ? "resignation" : op->reason);
+    if (op->what == REC_EXPORT_TEXT) {
+      op->text = record_to_text(&r);
+    } else {
+      json_t *j = record_to_json(&r);
+      op->text = json_dumps(j, JSON_COMPACT);
+      json_decref(j);
+    }
+    if (op->text == NULL) abort(); /* OOM */
+  } else {
+    op->err = AGON_EINVAL;
+    snprintf(op->errmsg, sizeof op->errmsg, "stored game does not replay: %s", e.msg);
+  }
+  free(mv);
+  record_free(&r);
+  return 0;
+}
+
+static int rec_job(sqlite3 *sq, void *ctx) {
+  rec_op *op = ctx;
+  int rc = gs_load_job(sq, &op->g);
+  if (rc == AGON_ENOTFOUND) {
+    op->err = AGON_ENOTFOUND;
+    snprintf(op->errmsg, sizeof op->errmsg, "no such game");
+    return 0;
+  }
+  if (rc != 0) return rc;
+  sqlite3_stmt *st = db_stmt(sq, "SELECT result, winner_side, reason, seed_commitment,"
+                                 " created_at, started_at, ended_at FROM games WHERE id = ?1");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_bind_int64(st, 1, op->g.id);
+  if (sqlite3_step(st) != SQLITE_ROW) return AGON_ESTORAGE;
+  copy_col(op->result, sizeof op->result, st, 0);
+  op->winner_side = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+  copy_col(op->reason, sizeof op->reason, st, 2);
+  copy_col(op->commitment, sizeof op->commitment, st, 3);
+  op->created_at = sqlite3_column_int64(st, 4);
+  op->started_at = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+  op->ended_at = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
+  if (op->what == REC_JSON_VIEW) return 0;
+  if (!over(op->g.status)) {
+    /* The seed is in every record: exporting a running game would reveal
+     * the deal (docs/fair-deal.md). */
+    op->err = AGON_ESTATE;
+    snprintf(op->errmsg, sizeof op->errmsg, "game not over");
+    return 0;
+  }
+  return build_export(op);
+}
+
+static json_t *ms_or_null(int64_t v) { return v >= 0 ? json_integer(v) : json_null(); }
+
+static json_t *rec_json(const rec_op *op) {
+  const gs_game *g = &op->g;
+  const game_vtable *vt = game_find(g->game_type);
+  json_t *players = json_array();
+  for (int s = 0; s < 2; s++)
+    json_array_append_new(players,
+                          json_pack("{s:i, s:s, s:o}", "seat", s, "name", g->name[s],
+                                    "side", g->side[s] >= 0 ? json_integer(g->side[s])
+                                                            : json_null()));
+  json_t *moves = json_array(), *events = json_array();
+  for (uint32_t i = 0; i < g->n; i++) {
+    const gs_row *w = &g->rows[i];
+    if (w->is_move) {
+      json_t *cl = w->timed ? json_pack("[I, I]", (json_int_t)w->clock_ms[0],
+                                        (json_int_t)w->clock_ms[1])
+                            : json_null();
+      const char *sn = vt ? game_side_name(vt, w->side) : "";
+      json_array_append_new(
+          moves, json_pack("{s:I, s:I, s:s, s:s, s:o, s:I}", "seq", (json_int_t)w->seq,
+                           "ply", (json_int_t)w->ply, "side", sn, "move", w->move,
+                           "clocks_ms", cl, "at_ms", (json_int_t)w->at_ms));
+    } else {
+      json_t *data = w->data ? json_loads(w->data, 0, NULL) : NULL;
+      json_array_append_new(
+          events, json_pack("{s:I, s:s, s:o, s:o, s:I}", "seq", (json_int_t)w->seq,
+                            "kind", w->kind, "side",
+                            w->side >= 0 ? json_integer(w->side) : json_null(), "data",
+                            data ? data : json_null(), "at_ms", (json_int_t)w->at_ms));
+    }
+  }
+  json_t *opts = json_loads(g->options_json ? g->options_json : "{}", 0, NULL);
+  return json_pack(
+      "{s:I, s:s, s:i, s:o, s:b, s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:o, s:I, s:o,"
+      " s:o, s:o, s:o}",
+      "game_id", (json_int_t)g->id, "game", g->game_type, "rules_version",
+      (int)g->rules_version, "options", opts ? opts : json_object(), "rated", g->rated,
+      "time_control", g->tc_text, "status", g->status, "result",
+      str_or_null(op->result), "winner_side",
+      op->winner_side >= 0 ? json_integer(op->winner_side) : json_null(), "reason",
+      str_or_null(op->reason), "seed",
+      over(g->status) && g->seed[0] ? json_string(g->seed) : json_null(),
+      "seed_commitment", op->commitment, "players", players, "created_at",
+      (json_int_t)op->created_at, "started_at", ms_or_null(op->started_at), "ended_at",
+      ms_or_null(op->ended_at), "moves", moves, "events", events);
+}
+
+static void rec_done(void *ctx, int status) {
+  rec_op *op = ctx;
+  conn *c = op->c;
+  const char *re = op->what == REC_JSON_VIEW ? "game_record" : "export";
+  if (!conn_op_end(c)) goto out;
+  if (status != 0) {
+    conn_reply_err(c, re, op->id, AGON_ESTORAGE, NULL);
+  } else if (op->err) {
+    conn_reply_err(c, re, op->id, op->err, op->errmsg);
+  } else if (op->what == REC_JSON_VIEW) {
+    conn_reply_ok(c, re, op->id, json_pack("{s:o}", "game", rec_json(op)));
+  } else if (op->what == REC_EXPORT_TEXT) {
+    conn_reply_ok(c, re, op->id,
+                  json_pack("{s:I, s:s, s:s}", "game_id", (json_int_t)op->g.id, "format",
+                            "text", "record", op->text));
+  } else {
+    json_t *j = json_loads(op->text, 0, NULL);
+    conn_reply_ok(c, re, op->id,
+                  json_pack("{s:I, s:s, s:o}", "game_id", (json_int_t)op->g.id, "format",
+                            "json", "record", j ? j : json_null()));
+  }
+out:
+  gs_game_clear(&op->g);
+  free(op->text);
+  json_decref(op->id);
+  free(op);
+}
+
+static void rec_start(conn *c, proto_msg *m, json_int_t gid, int what) {
+  if (gid < 1) {
+    conn_reply_err(c, m->type, m->id, AGON_EBADFIELD, "game_id");
+    return;
+  }
+  rec_op *op = xcalloc(1, sizeof *op);
+  op->g.id = gid;
+  op->what = what;
+  op->c = c;
+  op->id = m->id ? json_incref(m->id) : NULL;
+  int rc = db_read(c->srv->db, rec_job, op, rec_done);
+  if (rc != 0) {
+    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    json_decref(op->id);
+    free(op);
+    return;
+  }
+  conn_op_begin(c);
+}
+
+void history_h_game_record(conn *c, proto_msg *m) {
+  json_int_t gid;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I}", "game_id", &gid) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  rec_start(c, m, gid, REC_JSON_VIEW);
+}
+
+void history_h_export(conn *c, proto_msg *m) {
+  json_int_t gid;
+  const char *fmt = "text";
+  agon_err e;
+  if (proto_unpack(m, &e, "{s:I, s?s}", "game_id", &gid, "format", &fmt) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  int what = strcmp(fmt, "text") == 0 ? REC_EXPORT_TEXT
+             : strcmp(fmt, "json") == 0 ? REC_EXPORT_JSON : -1;
+  if (what < 0) {
+    conn_reply_err(c, m->type, m->id, AGON_EBADFIELD, "format: text or json");
+    return;
+  }
+  rec_start(c, m, gid, what);
 }

@@ -14,5 +14,10 @@
  * connection is held with conn_op_begin while the read is in flight. */
 void history_h_history(conn *c, proto_msg *m);
 void history_h_profile(conn *c, proto_msg *m);
+/* One stored game: the full record as JSON (seed only once over). */
+void history_h_game_record(conn *c, proto_msg *m);
+/* A finished game as a common/record.h record (text or JSON), replayable
+ * with `agon-rules replay`; built on a reader. */
+void history_h_export(conn *c, proto_msg *m);
 
 #endif

@@ -2,7 +2,9 @@
 keyset paging (no game skipped or repeated while new games finish), and
 `profile` totals. Games of all five rulesets are played over TCP with random
 legal moves from agon-rules. Usage: test_history.py AGOND AGON_RULES"""
+import json
 import random
+import subprocess
 import sys
 
 from agon_harness import (Server, check, err_code, finish, register,
@@ -144,6 +146,44 @@ def main():
         allp = page_all(anon, player="alice", limit=3)
         check(set(allp) == before | set(new) and len(allp) == len(set(allp)),
               "full paging after the fact")
+
+        # ---- game_record and export -> agon-rules replay ----
+        for gid, game, ending, names in played:
+            r = anon.req("game_record", game_id=gid)
+            check(r and r.get("ok"), "game_record %d" % gid)
+            d = r["data"]["game"]
+            check(d["game"] == game and d["status"] == "finished"
+                  and [p["name"] for p in d["players"]] == list(names)
+                  and d["seed"] is not None and len(d["moves"]) >= 1
+                  and all(m["clocks_ms"] is None for m in d["moves"]),
+                  "%s: record has players, seed, moves (%r)" % (game, d))
+            for fmt in ("text", "json"):
+                r = anon.req("export", game_id=gid, format=fmt)
+                check(r and r.get("ok"), "%s: export %s" % (game, fmt))
+                rec = r["data"]["record"]
+                data = rec if fmt == "text" else json.dumps(rec) + "\n"
+                p = subprocess.run([RULES, "replay", "-"], input=data,
+                                   capture_output=True, text=True, timeout=60)
+                check(p.returncode == 0, "%s: %s export replays (%s%s)\n%s"
+                      % (game, fmt, p.stdout, p.stderr, data))
+            if ending == "draw":
+                check('[Result "draw"]' in anon.req("export", game_id=gid)["data"]["record"],
+                      "%s: drawn record says draw" % game)
+        g = start_game(srv, b, c, "gwezboell", time_control="60+1")
+        r, _ = g.play(rng.choice(g.legal(RULES)))
+        r = anon.req("game_record", game_id=g.gid)
+        check(r and r.get("ok") and r["data"]["game"]["seed"] is None
+              and r["data"]["game"]["status"] == "active"
+              and r["data"]["game"]["moves"][0]["clocks_ms"] is not None,
+              "running game: no seed, clocks stored (%r)" % r)
+        r = anon.req("export", game_id=g.gid)
+        check(err_code(r) == "bad_state", "no export of a running game")
+        r = b.req("abort", game_id=g.gid)
+        b.event("game_end"); c.event("game_end")
+        r = anon.req("game_record", game_id=10**9)
+        check(err_code(r) == "not_found", "game_record of no game")
+        r = anon.req("export", game_id=played[0][0], format="pgn")
+        check(err_code(r) == "bad_field", "unknown export format")
 
         # ---- profile ----
         r = anon.req("profile", name="alice")
