@@ -591,6 +591,13 @@ static int rec_job(sqlite3 *sq, void *ctx) {
     return 0;
   }
   if (rc != 0) return rc;
+  uint32_t nm = 0;
+  for (uint32_t i = 0; i < op->g.n; i++) nm += op->g.rows[i].is_move ? 1u : 0u;
+  if (nm > HISTORY_RECORD_MAX_MOVES) {
+    op->err = AGON_ETOOLARGE;
+    snprintf(op->errmsg, sizeof op->errmsg, "game too long for one reply");
+    return 0;
+  }
   sqlite3_stmt *st = db_stmt(sq, "SELECT result, winner_side, reason, seed_commitment,"
                                  " created_at, started_at, ended_at FROM games WHERE id = ?1");
   if (st == NULL) return AGON_ESTORAGE;
