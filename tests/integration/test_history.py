@@ -202,8 +202,9 @@ def main():
               "per type wins")
         r = anon.req("profile", name="zed")
         check(err_code(r) == "not_found", "profile of unknown player")
-    finally:
         srv.stop_checked()
+    finally:
+        srv.cleanup()
     finish()
 
 

@@ -6,7 +6,15 @@ request at a time), printing p50/p99 per shape. Not a test: no thresholds.
 
 1 000 000 games (~6 GB, minutes to seed):
   python3 tests/bench/history/bench_history.py build/server/agond \\
-      build/tests/bench/history/seed_history 1000000 10000 200"""
+      build/tests/bench/history/seed_history 1000000 10000 200
+
+Measured 2026-11-22 (2 vCPU VM, -O2, 1 000 000 games, 10 000 players,
+60 M move rows, 3.6 GB; seeding 163 s), 200 queries each, p50 / p99 ms:
+  last 50 of a player 0.94/3.20, player + type 6.31/17.57,
+  player + opponent 1.74/11.30, player wins rated 2.77/9.75,
+  player + date range 1.54/15.22, last 50 of a type 0.83/6.98,
+  last 50 overall 0.54/6.66, deep page (before_id) 0.77/6.94,
+  profile 1.51/11.99."""
 import os
 import random
 import shutil
