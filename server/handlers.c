@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "history.h"
 #include "limits.h"
 #include "lobby.h"
 #include "ratings.h"
@@ -82,6 +83,11 @@ static const cmd cmd_table[] = {
     /* ratings (ratings.c): public */
     {"leaderboard", ratings_h_leaderboard, 0},
     {"rating_history", ratings_h_history, 0},
+    /* stored games (history.c): public, no login */
+    {"history", history_h_history, 0},
+    {"profile", history_h_profile, 0},
+    {"game_record", history_h_game_record, 0},
+    {"export", history_h_export, 0},
 };
 
 void handlers_line(conn *c, const char *line, size_t len) {

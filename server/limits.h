@@ -187,6 +187,20 @@
 #define CHAT_RATE 1.0
 #define CHAT_BURST 5.0
 
+/* history: games per page (default and maximum). A page is one reader
+ * job building ~300 B of JSON per game: 100 games stay well under
+ * max_line-sized replies and a few ms of reader time; clients page on with
+ * before_id for more. */
+#define HISTORY_PAGE_DEFAULT 50
+#define HISTORY_PAGE_MAX 100
+/* game_record/export: moves in one reply. The reply is one line queued
+ * whole; the game_record JSON costs ~130 B a move, so 5 000 moves stay near
+ * 650 KiB, under CONN_WQ_MAX_DEFAULT (1 MiB) which would cut the peer.
+ * Real games are far shorter; a longer one answers too_large. */
+#define HISTORY_RECORD_MAX_MOVES 5000
+/* profile: game types reported (there are five; room to add more). */
+#define PROFILE_TYPES_MAX 16
+
 /* ---- storage and accounts: see limits_storage.h ------------------------ */
 #include "limits_storage.h"
 
