@@ -14,7 +14,7 @@
 
 const char *const play_commands[] = {
     "abort", "accept", "chat", "decline", "draw", "help", "moves",
-    "quit", "rematch", "resign", "rules", NULL};
+    "quit", "rematch", "resign", "rules", "say", NULL};
 
 static const char help_text[] =
     "Type a move in the game's notation and press Enter. Tab completes it\n"
@@ -315,6 +315,10 @@ void play_submit(play *p, const char *line) {
       p->be->command(p, word, rest, p->be->arg);
     else
       local_command(p, word, rest);
+    return;
+  }
+  if (p->read_only) {
+    set_msg(p, "You are watching this game: say TEXT chats, quit leaves.");
     return;
   }
   /* A move: check it with the local rules core first, so typos get an
