@@ -27,7 +27,8 @@ static const char help_text[] =
     "  draw            offer a draw; the opponent types accept or decline\n"
     "  abort           leave the game without a result\n"
     "  rematch         after the game: the same game again\n"
-    "  chat TEXT       talk to the opponent and spectators (online)\n"
+    "  chat TEXT       talk to the opponent (online; say TEXT as well;\n"
+    "                  watching: to the other spectators)\n"
     "  quit            leave agon\n"
     "Keys: PgUp/PgDn scroll the move list, Ctrl-U clears the line,\n"
     "Ctrl-C or Ctrl-D quits.";
