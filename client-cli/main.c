@@ -640,6 +640,13 @@ static void print_turn(const online *g) {
            reason ? reason : "");
     return;
   }
+  if (game_match_outcome(&p->m).result != GAME_ONGOING) {
+    /* Over before we came (a watcher's snapshot): no game_end to quote. */
+    char t[128];
+    view_outcome_text(p->m.vt, game_match_outcome(&p->m), t, sizeof t);
+    printf("game %lld: game over: %s\n", g->game_id, t);
+    return;
+  }
   int seat = online_seat_to_move(g);
   int tm = game_match_to_move(&p->m);
   if (seat >= 0)

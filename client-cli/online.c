@@ -65,7 +65,17 @@ static void apply_end(online *o, const json_t *ev) {
 }
 
 static void set_mode(online *o) {
-  if (!o->watching || !o->loaded) return;
+  if (!o->loaded) return;
+  if (!o->watching) {
+    /* Players see their audience too (the server sends them the count). */
+    if (o->spectators > 0)
+      snprintf(o->mode, sizeof o->mode, "online game, %lld spectator%s",
+               o->spectators, o->spectators == 1 ? "" : "s");
+    else
+      snprintf(o->mode, sizeof o->mode, "online game");
+    o->p->mode = o->mode;
+    return;
+  }
   if (o->spectators >= 0)
     snprintf(o->mode, sizeof o->mode, "watching game %lld, %lld spectator%s",
              o->game_id, o->spectators, o->spectators == 1 ? "" : "s");
@@ -114,9 +124,12 @@ static void apply_event_inner(online *o, const json_t *ev) {
     const char *room = json_string_value(json_object_get(ev, "room"));
     /* Control characters are refused by the server; the text is shown
      * as sent. */
-    snprintf(p->message, sizeof p->message, "%s%s: %s",
+    memcpy(o->chat[0], o->chat[1], sizeof o->chat[0]);
+    snprintf(o->chat[1], sizeof o->chat[1], "%s%s: %s",
              room && !strcmp(room, "spectators") ? "[spectator] " : "",
              from ? from : "?", text ? text : "");
+    snprintf(p->message, sizeof p->message, "%s%s%s", o->chat[0],
+             o->chat[0][0] ? "\n" : "", o->chat[1]);
     return;
   }
   if (seq <= o->seq) return;
@@ -371,7 +384,9 @@ int online_load(online *o, const json_t *start, agon_err *err) {
     o->my_seat = -1;  /* a player may watch too: still read-only here */
     o->p->read_only = 1;
     set_names(o);
-    set_mode(o);
+  }
+  set_mode(o);
+  if (o->watching) {
     snprintf(o->p->message, sizeof o->p->message,
              "Watching game %lld: %s vs %s. say TEXT chats, quit leaves.",
              o->game_id, o->names[0], o->names[1]);

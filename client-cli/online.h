@@ -19,6 +19,11 @@
 #include "session.h"
 
 #define ONLINE_RECONNECT_MS 30000
+/* A chat line as kept: two of them and a newline must fit the view's
+ * message (PLAY_MSG_MAX, 1024). A longer line ("[spectator] NAME: " + up to
+ * CHAT_MAX_TEXT, 500 bytes) is cut: the view shows only a screen's width
+ * of it anyway. */
+#define ONLINE_CHAT_LINE 500
 
 typedef struct online {
   sess *s;                 /* borrowed */
@@ -48,6 +53,10 @@ typedef struct online {
   long long spectators;    /* the count, from the snapshot and the
                               `spectators` events (-1 unknown) */
   char mode[64];           /* the view's title (watch mode shows the count) */
+  /* The last two chat lines, oldest first: the view's two message rows
+   * are the chat panel (another message replaces them until the next
+   * line arrives). 2 rows x 80 columns is all a 80x24 screen has. */
+  char chat[2][ONLINE_CHAT_LINE];
   /* Called after each event is applied (broadcast or replay), once per
    * seq: a replayed or repeated seq does not call it again. Events
    * without seq (chat, spectators) always do. For streaming watchers. */

@@ -133,7 +133,8 @@ def on_terminal(a, b, c, rng):
     try:
         scr = t.wait(lambda s: "watching game " + gid in s and "alice" in s
                      and "bob" in s)
-        check(scr is not None, "watch on a terminal: the view with both names")
+        check(scr is not None and "1 spectator" in scr,
+              "watch on a terminal: the view with both names and the count")
         rc, state = a.json("play", gid)
         mover = state["to_move_player"]
         state, plies = T.play_out([a, b], state, rng, max_plies=2)
@@ -149,6 +150,11 @@ def on_terminal(a, b, c, rng):
         t.keys("Enter")
         scr = t.wait_text("carol: hi all")
         check(scr is not None, "watch: say TEXT chats, shown in the view")
+        r = c.run("chat", gid, "second", "line")
+        scr = t.wait_text("carol: second line")
+        check(scr is not None and "carol: hi all" in scr,
+              "watch: the chat panel keeps the last two lines (%r)"
+              % (scr or t.screen())[-400:])
         rc, fin = b.json("resign", gid)
         scr = t.wait_text("Game over")
         check(scr is not None and ("bob" in scr or "alice" in scr),
@@ -163,6 +169,13 @@ def on_terminal(a, b, c, rng):
         del mover
     finally:
         t.close()
+    # A finished game whose room still lives: its final screen, then exit.
+    r = c.run("watch", gid)
+    last = (r.stdout.strip().splitlines() or [""])[-1]
+    check((r.returncode == 0 and "game over" in last) or
+          (r.returncode == 1 and "no such live game" in r.stderr),
+          "watch after the end: the result, or not found (%r %r)"
+          % (last, r.stderr))
 
 
 def body():
