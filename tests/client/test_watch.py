@@ -40,6 +40,26 @@ def read_until(proc, pred):
             return lines
 
 
+PLAYED = []  # every move make_moves sent, in order
+
+
+def make_moves(players, state, rng, n):
+    """n random legal moves (fewer if the game ends), each by the player
+    the client says is to move; unlike play_out, never resigns."""
+    by_name = {p.name: p for p in players}
+    done = 0
+    while done < n and state.get("outcome") is None and "game_end" not in state:
+        mover = by_name[state["to_move_player"]]
+        mv = rng.choice(T.legal(state))
+        PLAYED.append(mv)
+        rc, nstate = mover.json("move", str(state["game_id"]), mv)
+        if not check(rc == 0, "move by %s accepted (%r)" % (mover.name, nstate)):
+            break
+        state = nstate
+        done += 1
+    return state, done
+
+
 def games_list(a, b, c, gid):
     r = c.run("games")
     rows = [l for l in r.stdout.splitlines() if l.split()[:1] == [gid]]
@@ -87,9 +107,25 @@ def streaming(a, b, c, rng):
         check(r.returncode == 0 and "players" in r.stdout,
               "chat by a player goes to the players' room (%r)" % r.stderr)
         rc, state = a.json("play", gid)
-        state, plies1 = T.play_out([a, b], state, rng, max_plies=6)
+        state, plies1 = make_moves([a, b], state, rng, 6)
         proxy.cut()  # the --json watcher reconnects, watches since its seq
+        # One more move while it is cut off (replayed from since_seq), then
+        # wait for it to be back before the end: a finished game's room
+        # does not wait for latecomers (watch would say not_found).
+        state, plies_cut = make_moves([a, b], state, rng, 1)
+        cut_seq = state["seq"]
+
+        def replayed(line):
+            try:
+                e = json.loads(line)
+            except ValueError:
+                return False
+            return e.get("event") == "move" and e.get("seq") == cut_seq
+        early = read_until(js, replayed)
+        check(proxy.accepted >= 2 and early and replayed(early[-1]),
+              "watch --json reconnected after the cut and got the missed move")
         state, plies2 = T.play_out([a, b], state, rng, max_plies=30)
+        plies2 += plies_cut
         end = state.get("game_end") or {}
         out, _ = plain.communicate(timeout=TIMEOUT)
         jout, jerr = js.communicate(timeout=TIMEOUT)
@@ -113,7 +149,7 @@ def streaming(a, b, c, rng):
           "watch: the spectators' chat is shown")
     check(not any("good luck" in l for l in lines),
           "watch: the players' chat is not sent to spectators")
-    evs = [json.loads(l) for l in jout.strip().splitlines()[1:]]
+    evs = [json.loads(l) for l in early + jout.strip().splitlines()]
     seqs = [e["seq"] for e in evs if e.get("event") == "move"]
     check(js.returncode == 0 and evs and evs[-1].get("event") == "game_end"
           and evs[-1].get("result") == end.get("result"),
@@ -137,11 +173,18 @@ def on_terminal(a, b, c, rng):
               "watch on a terminal: the view with both names and the count")
         rc, state = a.json("play", gid)
         mover = state["to_move_player"]
-        state, plies = T.play_out([a, b], state, rng, max_plies=2)
+        state, plies = make_moves([a, b], state, rng, 2)
         # The view follows: the local copy has applied both moves when its
         # position text matches (the move list shows the last move).
         rc, now = a.json("play", gid)
         check(now["seq"] == state["seq"], "two moves played")
+        # The view follows the broadcast moves: ply count, last move in the
+        # move list, and the player to move now named on the prompt line.
+        last2 = PLAYED[-2:]
+        scr = t.wait(lambda s: "ply %d" % now["seq"] in s and
+                     all(m in s for m in last2))
+        check(scr is not None, "watch: the view shows both moves (%r)"
+              % (scr or t.screen())[-600:])
         t.type("a1-a2")
         t.keys("Enter")
         scr = t.wait_text("You are watching")
