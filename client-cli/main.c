@@ -8,6 +8,8 @@
  *   agon [...] seek GAME [-o K=V]... [--tc 5+3] [--side S]
  *   agon [...] seeks [GAME] | accept SEEK-ID | games-mine
  *   agon [...] play GAME-ID | move GAME-ID MOVE | resign GAME-ID
+ *   agon [...] games [--game G] [--player NAME] | watch GAME-ID
+ *   agon [...] chat GAME-ID TEXT
  *   --tls [--ca FILE]: TLS with certificate and host name verification
  *
  * Exit status: 0 success, 1 the server or the game said no, 2 usage.
@@ -47,6 +49,8 @@ typedef struct opts {
   const char *clock; /* local: "MIN[+SEC]" */
   const char *tc;    /* seek: time control */
   const char *side;  /* seek: the creator's side */
+  const char *game;  /* games: filter by game name */
+  const char *player; /* games: filter by player name */
   sess_net net;      /* --tls, --ca, --source */
   const char *kv[GAME_MAX_OPTIONS * 2];
   int n_kv;
@@ -85,6 +89,14 @@ static void usage(FILE *f) {
       "                         --follow a line per change until the end)\n"
       "  agon move GAME-ID MOVE one move, for scripts\n"
       "  agon resign GAME-ID    give up a game\n"
+      "Spectating (no login needed to list and watch):\n"
+      "  agon games [--game G] [--player NAME]\n"
+      "                         the live games\n"
+      "  agon watch GAME-ID     watch a game (on a terminal: the play view,\n"
+      "                         read-only, `say TEXT` chats; otherwise a\n"
+      "                         line per event until the game ends)\n"
+      "  agon chat GAME-ID TEXT one chat line (players' room for a player,\n"
+      "                         spectators' room otherwise; needs a login)\n"
       "Connection: --host H --port P, --tls (verify the server's certificate\n"
       "and host name against the system CAs, or --ca FILE), --source ADDR.\n"
       "Sessions are kept in $XDG_CONFIG_HOME/agon/ (~/.config/agon/).\n"
@@ -106,6 +118,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         !strcmp(a, "--count") || !strcmp(a, "--interval") ||
         !strcmp(a, "--clock") || !strcmp(a, "--tc") ||
         !strcmp(a, "--side") || !strcmp(a, "--ca") ||
+        !strcmp(a, "--game") || !strcmp(a, "--player") ||
         !strcmp(a, "--source")) {
       if (!val) {
         fprintf(stderr, "agon: %s needs a value\n", a);
@@ -133,6 +146,10 @@ static int parse_args(int argc, char **argv, opts *o) {
         o->tc = val;
       } else if (!strcmp(a, "--side")) {
         o->side = val;
+      } else if (!strcmp(a, "--game")) {
+        o->game = val;
+      } else if (!strcmp(a, "--player")) {
+        o->player = val;
       } else if (!strcmp(a, "--ca") || !strcmp(a, "--source")) {
         char *dst = a[2] == 'c' ? o->net.ca : o->net.source;
         size_t cap = a[2] == 'c' ? sizeof o->net.ca : sizeof o->net.source;
@@ -623,6 +640,13 @@ static void print_turn(const online *g) {
            reason ? reason : "");
     return;
   }
+  if (game_match_outcome(&p->m).result != GAME_ONGOING) {
+    /* Over before we came (a watcher's snapshot): no game_end to quote. */
+    char t[128];
+    view_outcome_text(p->m.vt, game_match_outcome(&p->m), t, sizeof t);
+    printf("game %lld: game over: %s\n", g->game_id, t);
+    return;
+  }
   int seat = online_seat_to_move(g);
   int tm = game_match_to_move(&p->m);
   if (seat >= 0)
@@ -953,6 +977,215 @@ static int cmd_game(const opts *o, const char *what) {
   return rc;
 }
 
+/* ---- spectating ---------------------------------------------------------- */
+
+static int cmd_games(const opts *o) {
+  if (o->n_pos != 1) {
+    fputs("usage: agon games [--game G] [--player NAME]\n", stderr);
+    return 2;
+  }
+  sess s;
+  agon_err err;
+  int rc = connect_server(o, &s, 0, &err);  /* no login needed */
+  json_t *f = json_object();
+  if (o->game) json_object_set_new(f, "game", json_string(o->game));
+  if (o->player) json_object_set_new(f, "player", json_string(o->player));
+  json_t *d = NULL;
+  if (!rc) rc = sess_request(&s, "games_live", f, SESS_TIMEOUT_MS, &d, NULL,
+                             &err);
+  else json_decref(f);
+  sess_close(&s);
+  if (rc) return fail(o, "games", &err);
+  json_t *list = json_object_get(d, "games");
+  size_t i;
+  json_t *gm;
+  /* --json: one game per line (JSON lines), so a script can stream it. */
+  if (!o->json) {
+    if (!json_array_size(list)) puts("no live games");
+    else printf("%-6s %-16s %-27s %-8s %5s %-12s %s\n", "ID", "GAME",
+                "PLAYERS", "TC", "MOVES", "TO MOVE", "SPECTATORS");
+  }
+  json_array_foreach(list, i, gm) {
+    if (o->json) {
+      print_json(json_incref(gm));
+      continue;
+    }
+    const json_t *pl = json_object_get(gm, "players");
+    const char *n0 =
+        json_string_value(json_object_get(json_array_get(pl, 0), "name"));
+    const char *n1 =
+        json_string_value(json_object_get(json_array_get(pl, 1), "name"));
+    const char *tm = json_string_value(json_object_get(gm, "to_move"));
+    const char *tc = json_string_value(json_object_get(gm, "time_control"));
+    char players[160];
+    snprintf(players, sizeof players, "%s vs %s", n0 ? n0 : "?",
+             n1 ? n1 : "?");
+    printf("%-6lld %-16s %-27s %-8s %5lld %-12s %lld\n",
+           (long long)json_integer_value(json_object_get(gm, "game_id")),
+           json_string_value(json_object_get(gm, "game")), players,
+           tc ? tc : "", (long long)json_integer_value(json_object_get(gm,
+                                                                   "moves")),
+           tm ? tm : "-",
+           (long long)json_integer_value(json_object_get(gm, "spectators")));
+  }
+  json_decref(d);
+  return 0;
+}
+
+/* Streaming watcher: one line per event (the event itself with --json). */
+static void watch_hook(online *g, const json_t *ev, void *arg) {
+  const opts *o = arg;
+  if (o->json) {
+    print_json(json_deep_copy(ev));
+    fflush(stdout);
+    return;
+  }
+  const char *name = json_string_value(json_object_get(ev, "event"));
+  long long seq = json_integer_value(json_object_get(ev, "seq"));
+  if (!strcmp(name, "move")) {
+    int seat = (int)json_integer_value(json_object_get(ev, "seat"));
+    printf("game %lld: seq %lld: %s plays %s\n", g->game_id, seq,
+           seat == 0 || seat == 1 ? g->names[seat] : "?",
+           json_string_value(json_object_get(ev, "move")));
+    if (!g->ending) print_turn(g);
+  } else if (!strcmp(name, "game_end")) {
+    print_turn(g);
+  } else if (!strcmp(name, "chat")) {
+    const char *room = json_string_value(json_object_get(ev, "room"));
+    printf("game %lld: chat%s %s: %s\n", g->game_id,
+           room && !strcmp(room, "spectators") ? " [spectator]" : "",
+           json_string_value(json_object_get(ev, "from")),
+           json_string_value(json_object_get(ev, "text")));
+  } else if (!strcmp(name, "spectators")) {
+    printf("game %lld: %lld spectators\n", g->game_id, g->spectators);
+  } else {
+    printf("game %lld: %s\n", g->game_id, name);
+  }
+  fflush(stdout);
+}
+
+static int cmd_watch(const opts *o) {
+  long long gid;
+  if (o->n_pos != 2 || parse_id(o->pos[1], &gid)) {
+    fputs("usage: agon watch GAME-ID [--json]\n", stderr);
+    return 2;
+  }
+  sess s;
+  agon_err err;
+  agon_err_clear(&err);
+  char token[160] = "";
+  static play p;
+  online g;
+  /* A saved session is resumed when there is one (to chat); watching
+   * itself needs none. */
+  int rc = connect_server(o, &s, 1, &err);
+  if (!rc && s.name[0]) {
+    char key[300], name[64];
+    server_key(o, key, sizeof key);
+    config_token_load(key, name, sizeof name, token, sizeof token);
+  }
+  online_init(&g, &s, &p, o->host, o->port, token, gid);
+  g.watching = 1;
+  if (!rc) rc = online_join(&g, &err);
+  if (rc) {
+    online_close(&g);
+    sess_close(&s);
+    return fail(o, "watch", &err);
+  }
+  if (!o->json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+    term t;
+    if (term_open(&t, STDIN_FILENO, STDOUT_FILENO) == 0) {
+      play_run_tty(g.p, &t);
+      term_close(&t);
+      print_turn(&g);
+      online_close(&g);
+      sess_close(&s);
+      return 0;
+    }
+  }
+  if (o->json) {
+    json_t *j = online_state_json(&g);
+    json_object_set_new(j, "event", json_string("watch"));
+    json_object_set_new(j, "spectators", json_integer(g.spectators));
+    print_json(j);
+  } else {
+    print_screen(g.p);
+    print_turn(&g);
+  }
+  fflush(stdout);
+  g.hook = watch_hook;
+  g.hook_arg = (void *)o;
+  /* Ended before we came: its game_end may still be on the way, else the
+   * snapshot was all there is. */
+  int ended_before = online_over(&g);
+  for (int i = 0; ended_before && !g.end && i < 20 && !s.closed; i++)
+    sess_pump(&s, 100, NULL);
+  /* Until the game ends; a lost connection is reconnected and the watch
+   * renewed from the last seq seen (online_pump). */
+  while (!rc && !g.end && !ended_before) {
+    rc = online_pump(&g, 1000, &err);
+    if (rc) fail(o, "watch", &err);
+  }
+  online_close(&g);
+  sess_close(&s);
+  return rc ? 1 : 0;
+}
+
+static int cmd_chat(const opts *o) {
+  long long gid;
+  if (o->n_pos < 3 || parse_id(o->pos[1], &gid)) {
+    fputs("usage: agon chat GAME-ID TEXT\n", stderr);
+    return 2;
+  }
+  char text[512] = "";  /* CHAT_MAX_TEXT (500) is the server's to check */
+  size_t n = 0;
+  for (int i = 2; i < o->n_pos; i++) {
+    int w = snprintf(text + n, sizeof text - n, "%s%s", i > 2 ? " " : "",
+                     o->pos[i]);
+    if (w < 0 || (size_t)w >= sizeof text - n) {
+      fputs("agon: chat: text too long\n", stderr);
+      return 2;
+    }
+    n += (size_t)w;
+  }
+  sess s;
+  agon_err err;
+  char token[160];
+  int rc = connect_player(o, &s, token, sizeof token, &err);
+  const char *room = "players";
+  json_t *d = NULL;
+  /* A player writes in the players' room (after attaching with join);
+   * anyone else is a spectator (forbidden to join) and must watch to
+   * write in the spectators' room. */
+  if (!rc)
+    rc = sess_request(&s, "join", json_pack("{s:I}", "game_id",
+                                            (json_int_t)gid),
+                      SESS_TIMEOUT_MS, &d, NULL, &err);
+  if (rc == AGON_EFORBIDDEN) {
+    room = "spectators";
+    rc = sess_request(&s, "watch", json_pack("{s:I}", "game_id",
+                                             (json_int_t)gid),
+                      SESS_TIMEOUT_MS, &d, NULL, &err);
+  }
+  json_decref(d);
+  d = NULL;
+  if (!rc)
+    rc = sess_request(&s, "chat",
+                      json_pack("{s:I, s:s, s:s}", "game_id", (json_int_t)gid,
+                                "room", room, "text", text),
+                      SESS_TIMEOUT_MS, &d, NULL, &err);
+  sess_close(&s);
+  if (rc) return fail(o, "chat", &err);
+  long long cid = json_integer_value(json_object_get(d, "chat_id"));
+  json_decref(d);
+  if (o->json)
+    print_json(json_pack("{s:b, s:s, s:I, s:s}", "ok", 1, "command", "chat",
+                         "chat_id", (json_int_t)cid, "room", room));
+  else
+    printf("chat %lld sent to the %s' room of game %lld\n", cid, room, gid);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   opts o;
   int rc = parse_args(argc, argv, &o);
@@ -977,6 +1210,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "seeks")) return cmd_seeks(&o);
   if (!strcmp(cmd, "accept")) return cmd_accept(&o);
   if (!strcmp(cmd, "games-mine")) return cmd_games_mine(&o);
+  if (!strcmp(cmd, "games")) return cmd_games(&o);
+  if (!strcmp(cmd, "watch")) return cmd_watch(&o);
+  if (!strcmp(cmd, "chat")) return cmd_chat(&o);
   if (!strcmp(cmd, "play") || !strcmp(cmd, "move") || !strcmp(cmd, "resign"))
     return cmd_game(&o, cmd);
   if (!strcmp(cmd, "help")) {

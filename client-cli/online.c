@@ -64,9 +64,29 @@ static void apply_end(online *o, const json_t *ev) {
   p->draw_offer = -1;
 }
 
+static void set_mode(online *o) {
+  if (!o->loaded) return;
+  if (!o->watching) {
+    /* Players see their audience too (the server sends them the count). */
+    if (o->spectators > 0)
+      snprintf(o->mode, sizeof o->mode, "online game, %lld spectator%s",
+               o->spectators, o->spectators == 1 ? "" : "s");
+    else
+      snprintf(o->mode, sizeof o->mode, "online game");
+    o->p->mode = o->mode;
+    return;
+  }
+  if (o->spectators >= 0)
+    snprintf(o->mode, sizeof o->mode, "watching game %lld, %lld spectator%s",
+             o->game_id, o->spectators, o->spectators == 1 ? "" : "s");
+  else
+    snprintf(o->mode, sizeof o->mode, "watching game %lld", o->game_id);
+  o->p->mode = o->mode;
+}
+
 /* One game event (a broadcast or a join replay), applied once in seq
  * order: older seqs were seen already. */
-static void apply_event(online *o, const json_t *ev) {
+static void apply_event_inner(online *o, const json_t *ev) {
   const char *name = json_string_value(json_object_get(ev, "event"));
   if (!name || json_integer_value(json_object_get(ev, "game_id")) !=
                    o->game_id || !o->loaded)
@@ -87,8 +107,29 @@ static void apply_event(online *o, const json_t *ev) {
     snprintf(p->message, sizeof p->message, "Your opponent is back.");
     return;
   }
-  if (!strcmp(name, "game_reload")) {
+  if (!strcmp(name, "game_reload") || !strcmp(name, "game_snapshot")) {
+    /* game_snapshot: a slow spectator skipped events; watching again from
+     * our seq replays them in order, as after a reconnection. */
     o->resync = 1;  /* rejoin from our seq */
+    return;
+  }
+  if (!strcmp(name, "spectators")) {
+    o->spectators = json_integer_value(json_object_get(ev, "count"));
+    set_mode(o);
+    return;
+  }
+  if (!strcmp(name, "chat")) {
+    const char *from = json_string_value(json_object_get(ev, "from"));
+    const char *text = json_string_value(json_object_get(ev, "text"));
+    const char *room = json_string_value(json_object_get(ev, "room"));
+    /* Control characters are refused by the server; the text is shown
+     * as sent. */
+    memcpy(o->chat[0], o->chat[1], sizeof o->chat[0]);
+    snprintf(o->chat[1], sizeof o->chat[1], "%s%s: %s",
+             room && !strcmp(room, "spectators") ? "[spectator] " : "",
+             from ? from : "?", text ? text : "");
+    snprintf(p->message, sizeof p->message, "%s%s%s", o->chat[0],
+             o->chat[0][0] ? "\n" : "", o->chat[1]);
     return;
   }
   if (seq <= o->seq) return;
@@ -147,6 +188,19 @@ static void apply_event(online *o, const json_t *ev) {
   }
 }
 
+static void apply_event(online *o, const json_t *ev) {
+  long long before = o->seq;
+  int had_end = o->end != NULL;
+  apply_event_inner(o, ev);
+  if (!o->hook || !o->loaded ||
+      json_integer_value(json_object_get(ev, "game_id")) != o->game_id)
+    return;
+  if (json_is_integer(json_object_get(ev, "seq")) && o->seq <= before &&
+      (had_end || !o->end))
+    return;  /* seen already, or not applied (a gap: the rejoin brings it) */
+  o->hook(o, ev, o->hook_arg);
+}
+
 static void on_event(sess *s, const json_t *ev, void *arg) {
   (void)s;
   apply_event(arg, ev);
@@ -156,6 +210,11 @@ static void on_event(sess *s, const json_t *ev, void *arg) {
 
 static int be_move(play *p, const char *canonical, void *arg) {
   online *o = arg;
+  if (o->watching) {
+    snprintf(p->message, sizeof p->message,
+             "You are watching this game: say TEXT chats, quit leaves.");
+    return AGON_EFORBIDDEN;
+  }
   agon_err err;
   agon_err_clear(&err);
   int rc = online_move(o, canonical, &err);
@@ -167,8 +226,20 @@ static int be_move(play *p, const char *canonical, void *arg) {
 static int be_command(play *p, const char *cmd, const char *rest,
                       void *arg) {
   online *o = arg;
-  (void)rest;
   const char *type = NULL;
+  if (!strcmp(cmd, "say") || !strcmp(cmd, "chat")) {
+    agon_err err;
+    agon_err_clear(&err);
+    int rc = *rest ? online_chat(o, rest, &err)
+                   : agon_err_set(&err, AGON_EINVAL, "say TEXT");
+    if (rc) snprintf(p->message, sizeof p->message, "%s: %s", cmd, err.msg);
+    return rc;
+  }
+  if (o->watching) {
+    snprintf(p->message, sizeof p->message,
+             "You are watching this game: say TEXT chats, quit leaves.");
+    return AGON_EFORBIDDEN;
+  }
   if (!strcmp(cmd, "resign")) type = "resign";
   else if (!strcmp(cmd, "draw")) type = "draw_offer";
   else if (!strcmp(cmd, "accept")) type = "draw_accept";
@@ -225,6 +296,7 @@ void online_init(online *o, sess *s, play *p, const char *host, int port,
   snprintf(o->token, sizeof o->token, "%s", token ? token : "");
   o->game_id = game_id;
   o->my_seat = -1;
+  o->spectators = -1;
   o->seat_side[0] = o->seat_side[1] = -1;
   o->chooser_seat = -1;
   o->be.move = be_move;
@@ -306,6 +378,19 @@ int online_load(online *o, const json_t *start, agon_err *err) {
     else if (res && !strcmp(res, "draw"))
       game_match_end(&o->p->m, game_outcome_draw(o->end_reason));
   }
+  const json_t *sc = json_object_get(start, "spectators");
+  if (json_is_integer(sc)) o->spectators = json_integer_value(sc);
+  if (o->watching) {
+    o->my_seat = -1;  /* a player may watch too: still read-only here */
+    o->p->read_only = 1;
+    set_names(o);
+  }
+  set_mode(o);
+  if (o->watching) {
+    snprintf(o->p->message, sizeof o->p->message,
+             "Watching game %lld: %s vs %s. say TEXT chats, quit leaves.",
+             o->game_id, o->names[0], o->names[1]);
+  }
   if (o->my_seat >= 0)
     snprintf(o->p->message, sizeof o->p->message,
              "Game %lld against %s. Type a move (Tab completes), or help.",
@@ -318,7 +403,8 @@ int online_join(online *o, agon_err *err) {
   if (o->loaded && o->seq >= 0)
     json_object_set_new(f, "since_seq", json_integer(o->seq));
   json_t *d = NULL;
-  int rc = sess_request(o->s, "join", f, SESS_TIMEOUT_MS, &d, NULL, err);
+  int rc = sess_request(o->s, o->watching ? "watch" : "join", f,
+                        SESS_TIMEOUT_MS, &d, NULL, err);
   if (rc) return rc;
   const json_t *events = json_object_get(d, "events");
   if (o->loaded && o->seq >= 0 && json_is_array(events)) {
@@ -419,6 +505,17 @@ int online_action(online *o, const char *type, agon_err *err) {
   while (want > 0 && o->seq < want && play_now_ms() < deadline)
     if (sess_pump(o->s, 100, err)) break;
   return 0;
+}
+
+int online_chat(online *o, const char *text, agon_err *err) {
+  json_t *d = NULL;
+  int rc = sess_request(
+      o->s, "chat",
+      json_pack("{s:I, s:s, s:s}", "game_id", (json_int_t)o->game_id, "room",
+                o->watching ? "spectators" : "players", "text", text),
+      SESS_TIMEOUT_MS, &d, NULL, err);
+  json_decref(d);
+  return rc;
 }
 
 int online_over(const online *o) {

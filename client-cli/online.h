@@ -19,6 +19,11 @@
 #include "session.h"
 
 #define ONLINE_RECONNECT_MS 30000
+/* A chat line as kept: two of them and a newline must fit the view's
+ * message (PLAY_MSG_MAX, 1024). A longer line ("[spectator] NAME: " + up to
+ * CHAT_MAX_TEXT, 500 bytes) is cut: the view shows only a screen's width
+ * of it anyway. */
+#define ONLINE_CHAT_LINE 500
 
 typedef struct online {
   sess *s;                 /* borrowed */
@@ -43,6 +48,20 @@ typedef struct online {
                               follows (the local copy may not know, e.g.
                               repetition across a fresh join) */
   int resync;              /* a seq gap or game_reload: join again */
+  int watching;            /* a spectator: `watch` instead of `join`, no
+                              moves, chat in the spectators' room */
+  long long spectators;    /* the count, from the snapshot and the
+                              `spectators` events (-1 unknown) */
+  char mode[64];           /* the view's title (watch mode shows the count) */
+  /* The last two chat lines, oldest first: the view's two message rows
+   * are the chat panel (another message replaces them until the next
+   * line arrives). 2 rows x 80 columns is all a 80x24 screen has. */
+  char chat[2][ONLINE_CHAT_LINE];
+  /* Called after each event is applied (broadcast or replay), once per
+   * seq: a replayed or repeated seq does not call it again. Events
+   * without seq (chat, spectators) always do. For streaming watchers. */
+  void (*hook)(struct online *o, const json_t *ev, void *arg);
+  void *hook_arg;
 } online;
 
 /* Attach to sess s (sets its event callback) for game_id. */
@@ -69,6 +88,9 @@ int online_pump(online *o, int timeout_ms, agon_err *err);
 int online_over(const online *o);
 /* Seat of the player to move, -1 when none (over, or unknown). */
 int online_seat_to_move(const online *o);
+/* Send a chat line to the game's room: the spectators' when watching,
+ * else the players'. 0 or AGON_E*. */
+int online_chat(online *o, const char *text, agon_err *err);
 /* Summary for scripts: game_id, seq, game, position, to_move (side name or
  * "chooser"), to_move_player, players, outcome/result. New reference. */
 json_t *online_state_json(const online *o);

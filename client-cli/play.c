@@ -14,7 +14,7 @@
 
 const char *const play_commands[] = {
     "abort", "accept", "chat", "decline", "draw", "help", "moves",
-    "quit", "rematch", "resign", "rules", NULL};
+    "quit", "rematch", "resign", "rules", "say", NULL};
 
 static const char help_text[] =
     "Type a move in the game's notation and press Enter. Tab completes it\n"
@@ -27,7 +27,8 @@ static const char help_text[] =
     "  draw            offer a draw; the opponent types accept or decline\n"
     "  abort           leave the game without a result\n"
     "  rematch         after the game: the same game again\n"
-    "  chat TEXT       talk to the opponent and spectators (online)\n"
+    "  chat TEXT       talk to the opponent (online; say TEXT as well;\n"
+    "                  watching: to the other spectators)\n"
     "  quit            leave agon\n"
     "Keys: PgUp/PgDn scroll the move list, Ctrl-U clears the line,\n"
     "Ctrl-C or Ctrl-D quits.";
@@ -315,6 +316,10 @@ void play_submit(play *p, const char *line) {
       p->be->command(p, word, rest, p->be->arg);
     else
       local_command(p, word, rest);
+    return;
+  }
+  if (p->read_only) {
+    set_msg(p, "You are watching this game: say TEXT chats, quit leaves.");
     return;
   }
   /* A move: check it with the local rules core first, so typos get an

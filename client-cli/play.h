@@ -50,6 +50,7 @@ typedef struct play {
   const char *mode;          /* title: "local game" */
   const char *names[2];
   const play_backend *be;    /* NULL: local hot seat */
+  int read_only;             /* watching: no move is ours to make */
   char input[PLAY_INPUT_MAX];
   size_t in_len;
   char message[PLAY_MSG_MAX];

@@ -474,14 +474,23 @@ def fix_session(p, port):
         json.dump(data, f)
 
 
-srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
-                          "--login-addr-burst", "100000"]).start()
-try:
-    main()
-finally:
-    for d in CFGS:
-        shutil.rmtree(d, ignore_errors=True)
-    if srv.proc and srv.proc.poll() is None:
-        srv.stop()
-    srv.cleanup()
-finish()
+def serve(body):
+    """Run body() against a fresh agond (the module's srv), then clean up.
+    test_watch.py imports this module and runs its own body."""
+    global srv
+    srv = Server(AGOND, extra=["--rate", "0", "--addr-rate", "0",
+                              "--login-addr-burst", "100000"]).start()
+    try:
+        body()
+    finally:
+        for d in CFGS:
+            shutil.rmtree(d, ignore_errors=True)
+        if srv.proc and srv.proc.poll() is None:
+            srv.stop()
+        srv.cleanup()
+    finish()
+
+
+srv = None
+if __name__ == "__main__":
+    serve(main)
