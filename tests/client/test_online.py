@@ -323,6 +323,11 @@ def interactive(a, b, rng):
         proxy.cut()
         step("after a cut connection")
         step("after a cut connection")
+        # The screen can show the moves an instant before the relay thread
+        # has counted the new connection: wait (bounded) for the count.
+        end = time.time() + 20
+        while proxy.accepted < 2 and time.time() < end:
+            time.sleep(0.05)
         check(proxy.accepted == 2, "alice's client reconnected after the cut "
               "(%d connections)" % proxy.accepted)
         scr = t.screen()
