@@ -748,6 +748,18 @@ static int seek_post(const opts *o, sess *s, const json_t *fields,
   return 0;
 }
 
+/* The end of seek and accept: rc != 0 reports err; otherwise the game w
+ * waited for starts (interactive play or its announcement). Either way
+ * the session and the event are released. */
+static int start_finish(const opts *o, sess *s, const char *token,
+                        start_wait *w, int rc, const char *what,
+                        agon_err *err) {
+  rc = rc ? fail(o, what, err) : started(o, s, token, w->start);
+  json_decref(w->start);
+  sess_close(s);
+  return rc;
+}
+
 /* A live game not in known (games_mine data from before the seek): it
  * started while we were cut off; its join snapshot stands in for the lost
  * game_start. */
@@ -829,15 +841,7 @@ static int cmd_seek(const opts *o) {
   }
   json_decref(f);
   json_decref(known);
-  if (rc) {
-    json_decref(w.start);
-    sess_close(&s);
-    return fail(o, "seek", &err);
-  }
-  rc = started(o, &s, token, w.start);
-  json_decref(w.start);
-  sess_close(&s);
-  return rc;
+  return start_finish(o, &s, token, &w, rc, "seek", &err);
 }
 
 static int cmd_accept(const opts *o) {
@@ -864,15 +868,7 @@ static int cmd_accept(const opts *o) {
   for (int i = 0; !rc && !w.start && i < SESS_TIMEOUT_MS / 100; i++)
     rc = sess_pump(&s, 100, &err);
   if (!rc && !w.start) rc = agon_err_set(&err, AGON_ETIMEOUT, "no game_start");
-  if (rc) {
-    json_decref(w.start);
-    sess_close(&s);
-    return fail(o, "accept", &err);
-  }
-  rc = started(o, &s, token, w.start);
-  json_decref(w.start);
-  sess_close(&s);
-  return rc;
+  return start_finish(o, &s, token, &w, rc, "accept", &err);
 }
 
 static int cmd_seeks(const opts *o) {

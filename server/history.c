@@ -44,6 +44,23 @@ typedef struct hist_row {
 enum { H_ALL, H_FINISHED, H_ONGOING };
 enum { H_ANY, H_WIN, H_LOSS, H_DRAW };
 
+/* Queue op (malloc'd, with request fields c and id at *op_c and *op_id) as a
+ * reader job for request m; on refusal reply busy/shutting_down and free
+ * op. The one submission path of every request here. */
+static void read_submit(conn *c, proto_msg *m, db_job_fn fn, db_done_cb cb,
+                        void *op, conn **op_c, json_t **op_id) {
+  *op_c = c;
+  *op_id = m->id ? json_incref(m->id) : NULL;
+  int rc = db_read(c->srv->db, fn, op, cb);
+  if (rc != 0) {
+    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
+    json_decref(*op_id);
+    free(op);
+    return;
+  }
+  conn_op_begin(c);
+}
+
 typedef struct hist_op {
   /* request (loop fills, reader reads) */
   char player[ACCOUNTS_NAME_MAX + 1], opponent[ACCOUNTS_NAME_MAX + 1];
@@ -337,16 +354,7 @@ void history_h_history(conn *c, proto_msg *m) {
     goto bad_op;
   }
   op->limit = (int)limit;
-  op->c = c;
-  op->id = m->id ? json_incref(m->id) : NULL;
-  int rc = db_read(c->srv->db, hist_job, op, hist_done);
-  if (rc != 0) {
-    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
-    json_decref(op->id);
-    free(op);
-    return;
-  }
-  conn_op_begin(c);
+  read_submit(c, m, hist_job, hist_done, op, &op->c, &op->id);
   return;
 bad_op:
   free(op);
@@ -464,16 +472,7 @@ void history_h_profile(conn *c, proto_msg *m) {
     conn_reply_err(c, m->type, m->id, e.code, e.msg);
     return;
   }
-  op->c = c;
-  op->id = m->id ? json_incref(m->id) : NULL;
-  int rc = db_read(c->srv->db, prof_job, op, prof_done);
-  if (rc != 0) {
-    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
-    json_decref(op->id);
-    free(op);
-    return;
-  }
-  conn_op_begin(c);
+  read_submit(c, m, prof_job, prof_done, op, &op->c, &op->id);
 }
 
 /* ---- game_record and export --------------------------------------------- */
@@ -705,16 +704,7 @@ static void rec_start(conn *c, proto_msg *m, json_int_t gid, int what) {
   rec_op *op = xcalloc(1, sizeof *op);
   op->g.id = gid;
   op->what = what;
-  op->c = c;
-  op->id = m->id ? json_incref(m->id) : NULL;
-  int rc = db_read(c->srv->db, rec_job, op, rec_done);
-  if (rc != 0) {
-    conn_reply_err(c, m->type, m->id, rc == AGON_ESHUTDOWN ? rc : AGON_EBUSY, NULL);
-    json_decref(op->id);
-    free(op);
-    return;
-  }
-  conn_op_begin(c);
+  read_submit(c, m, rec_job, rec_done, op, &op->c, &op->id);
 }
 
 void history_h_game_record(conn *c, proto_msg *m) {
