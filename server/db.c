@@ -64,6 +64,11 @@ struct db {
 
   db_worker writer;
   db_worker *readers;
+  /* Background checkpoints (see wal_hook): own connection and thread. */
+  sqlite3 *ckpt_conn;
+  uv_thread_t ckpt_thread;
+  int ckpt_started, ckpt_want;
+  uv_cond_t ccond;
 
   uv_mutex_t lock;
   uv_cond_t wcond, rcond;
@@ -73,6 +78,8 @@ struct db {
   uint64_t commits, commit_failures, write_jobs, write_job_errors, read_jobs;
   uint64_t last_commit_us, total_commit_us, max_commit_us;
   unsigned max_batch;
+  uint64_t checkpoints, writer_checkpoints, total_ckpt_us, max_ckpt_us;
+  unsigned wal_pages_max;
 
   /* loop thread only */
   db_fifo lq;        /* writes submitted during this loop iteration */
@@ -325,6 +332,67 @@ static void writer_main(void *arg) {
   tl_worker = NULL;
 }
 
+/* ---- checkpoints ---------------------------------------------------------- */
+
+/* SQLite's automatic checkpoint runs inside the COMMIT that crosses the
+ * threshold, on the writer: copying the WAL's pages into the database file
+ * and syncing it took the writer away for milliseconds ~30 times a second at
+ * full load, and every move queued meanwhile waited for it (the ack latency
+ * tail). So the writer only reports the WAL's size (this hook, called after
+ * each commit on the writer thread) and a checkpointer thread with its own
+ * connection runs PASSIVE checkpoints, which never block the writer or the
+ * readers: back to back while the WAL holds DB_WAL_AUTOCHECKPOINT pages or
+ * more, each copying what the commits added since the previous one.
+ *
+ * A checkpoint that runs beside the writer always finishes behind the WAL's
+ * end, and SQLite restarts the WAL from its beginning only when a checkpoint
+ * has copied all of it; under sustained load the file would grow without
+ * end. So past DB_WAL_WRITER_CHECKPOINT pages the writer checkpoints itself
+ * once: the background ones have copied nearly everything, so this one is
+ * short, and the next transaction starts the WAL over. */
+static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
+  db *d = arg;
+  (void)name;
+  int own = pages >= DB_WAL_WRITER_CHECKPOINT &&
+            sqlite3_wal_checkpoint_v2(c, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                      NULL, NULL) == SQLITE_OK;
+  uv_mutex_lock(&d->lock);
+  if ((unsigned)pages > d->wal_pages_max) d->wal_pages_max = (unsigned)pages;
+  if (own) d->writer_checkpoints++;
+  else if (pages >= DB_WAL_AUTOCHECKPOINT && !d->ckpt_want) {
+    d->ckpt_want = 1;
+    uv_cond_signal(&d->ccond);
+  }
+  uv_mutex_unlock(&d->lock);
+  return SQLITE_OK;
+}
+
+static void ckpt_main(void *arg) {
+  db *d = arg;
+  for (;;) {
+    uv_mutex_lock(&d->lock);
+    while (!d->ckpt_want && !d->stopping) uv_cond_wait(&d->ccond, &d->lock);
+    int run = d->ckpt_want && !d->stopping;
+    d->ckpt_want = 0;
+    uv_mutex_unlock(&d->lock);
+    if (!run) break; /* the writer's close checkpoints what is left */
+
+    uint64_t t0 = uv_hrtime();
+    int log = 0, done = 0;
+    int rc = sqlite3_wal_checkpoint_v2(d->ckpt_conn, NULL,
+                                       SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+    uint64_t us = (uv_hrtime() - t0) / 1000;
+    /* SQLITE_BUSY: the writer's own checkpoint holds the lock; the next
+     * commit asks again. */
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY) db_log_error("checkpoint", d->ckpt_conn);
+    uv_mutex_lock(&d->lock);
+    if (rc == SQLITE_OK && done > 0) d->checkpoints++;
+    d->total_ckpt_us += us;
+    if (us > d->max_ckpt_us) d->max_ckpt_us = us;
+    uv_mutex_unlock(&d->lock);
+  }
+}
+
 /* ---- readers ------------------------------------------------------------ */
 
 static void reader_main(void *arg) {
@@ -571,9 +639,7 @@ static int setup_writer(db *d, agon_err *err) {
   if (pragma(c, sync_sql[d->cfg.synchronous], err) ||
       pragma(c, "PRAGMA foreign_keys=ON", err))
     return AGON_ESTORAGE;
-  snprintf(buf, sizeof buf, "PRAGMA wal_autocheckpoint=%d",
-           DB_WAL_AUTOCHECKPOINT);
-  if (pragma(c, buf, err)) return AGON_ESTORAGE;
+  sqlite3_wal_hook(c, wal_hook, d); /* replaces wal_autocheckpoint */
   snprintf(buf, sizeof buf, "PRAGMA journal_size_limit=%d",
            DB_JOURNAL_SIZE_LIMIT);
   if (pragma(c, buf, err)) return AGON_ESTORAGE;
@@ -586,6 +652,8 @@ static void close_conns(db *d) {
       sqlite3_close(d->readers[i].conn);
       d->readers[i].conn = NULL;
     }
+  sqlite3_close(d->ckpt_conn);
+  d->ckpt_conn = NULL;
   /* Writer last: the last connection to close checkpoints the WAL into the
    * main file and removes it. */
   sqlite3_close(d->writer.conn);
@@ -600,6 +668,7 @@ static void free_db(db *d) {
   }
   uv_cond_destroy(&d->wcond);
   uv_cond_destroy(&d->rcond);
+  uv_cond_destroy(&d->ccond);
   uv_mutex_destroy(&d->lock);
   free(d->readers);
   free(d);
@@ -610,7 +679,9 @@ static void stop_threads(db *d) {
   d->stopping = 1;
   uv_cond_broadcast(&d->wcond);
   uv_cond_broadcast(&d->rcond);
+  uv_cond_broadcast(&d->ccond);
   uv_mutex_unlock(&d->lock);
+  if (d->ckpt_started) uv_thread_join(&d->ckpt_thread);
   for (unsigned i = 0; i < d->cfg.readers; i++)
     if (d->readers[i].started) uv_thread_join(&d->readers[i].thread);
   if (d->writer.started) uv_thread_join(&d->writer.thread);
@@ -643,6 +714,7 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
   }
   uv_cond_init(&d->wcond);
   uv_cond_init(&d->rcond);
+  uv_cond_init(&d->ccond);
 
   make_parent_dir(cfg->path);
   int rc = open_conn(&d->writer.conn, cfg->path, 0, &d->cfg, err);
@@ -650,6 +722,10 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
   if (rc == 0)
     rc = migrate_apply(d->writer.conn, migrate_builtin, migrate_builtin_count,
                        NULL, err);
+  /* A connection checkpoints only once its pager has opened the WAL, which
+   * its first read does. */
+  if (rc == 0) rc = open_conn(&d->ckpt_conn, cfg->path, 0, &d->cfg, err);
+  if (rc == 0) rc = pragma(d->ckpt_conn, "SELECT 1 FROM sqlite_schema", err);
   for (unsigned i = 0; rc == 0 && i < d->cfg.readers; i++) {
     d->readers[i].d = d;
     rc = open_conn(&d->readers[i].conn, cfg->path, 1, &d->cfg, err);
@@ -670,6 +746,10 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
     rc = agon_err_set(err, AGON_ESTORAGE, "cannot start the writer thread");
   else if (rc == 0)
     d->writer.started = 1;
+  if (rc == 0 && uv_thread_create(&d->ckpt_thread, ckpt_main, d) != 0)
+    rc = agon_err_set(err, AGON_ESTORAGE, "cannot start the checkpoint thread");
+  else if (rc == 0)
+    d->ckpt_started = 1;
   for (unsigned i = 0; rc == 0 && i < d->cfg.readers; i++) {
     if (uv_thread_create(&d->readers[i].thread, reader_main, &d->readers[i]))
       rc = agon_err_set(err, AGON_ESTORAGE, "cannot start a reader thread");
@@ -718,6 +798,11 @@ void db_stats_get(db *d, db_stats *out) {
   out->max_batch = d->max_batch;
   out->last_commit_us = d->last_commit_us;
   out->max_commit_us = d->max_commit_us;
+  out->checkpoints = d->checkpoints;
+  out->writer_checkpoints = d->writer_checkpoints;
+  out->max_checkpoint_us = d->max_ckpt_us;
+  out->avg_checkpoint_us = d->checkpoints ? d->total_ckpt_us / d->checkpoints : 0;
+  out->wal_pages_max = d->wal_pages_max;
   uint64_t batches = d->commits + d->commit_failures;
   out->avg_commit_us = batches ? d->total_commit_us / batches : 0;
   uv_mutex_unlock(&d->lock);

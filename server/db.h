@@ -118,6 +118,10 @@ typedef struct db_stats {
   uint64_t last_commit_us;   /* BEGIN..COMMIT of the last batch */
   uint64_t avg_commit_us;    /* mean over all batches */
   uint64_t max_commit_us;
+  uint64_t checkpoints;        /* background WAL checkpoints that copied */
+  uint64_t writer_checkpoints; /* the writer's own, past the WAL size cap */
+  uint64_t avg_checkpoint_us, max_checkpoint_us;
+  unsigned wal_pages_max;      /* largest WAL seen after a commit (pages) */
 } db_stats;
 
 /* Snapshot of the counters (loop thread; takes the queue lock briefly). */

@@ -31,9 +31,15 @@
  * a lock. 5 s rides those out; beyond it the job fails with storage_error. */
 #define DB_BUSY_TIMEOUT_MS_DEFAULT 5000u
 
-/* WAL pages before an automatic (passive) checkpoint on the writer: SQLite's
- * default, ~4 MiB with 4 KiB pages; keeps the WAL and read cost bounded. */
+/* WAL pages before the checkpointer thread runs a (passive) checkpoint:
+ * SQLite's default, ~4 MiB with 4 KiB pages; keeps the WAL and read cost
+ * bounded. */
 #define DB_WAL_AUTOCHECKPOINT 1000
+
+/* WAL pages past which the writer checkpoints itself so that the WAL can
+ * start over (db.c, wal_hook): 8x the above, ~32 MiB. Reached only under
+ * sustained load; the background checkpoints have done most of the copy. */
+#define DB_WAL_WRITER_CHECKPOINT (8 * DB_WAL_AUTOCHECKPOINT)
 
 /* A WAL larger than this is truncated back after a checkpoint, so a burst
  * does not leave a huge file behind. */

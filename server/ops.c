@@ -264,6 +264,18 @@ static void render_server(ops *o, metrics_text *t) {
   metrics_text_gauge(t, "agon_storage_commit_max_seconds",
                      "Longest BEGIN..COMMIT so far.",
                      (double)d.max_commit_us / 1e6);
+  metrics_text_counter(t, "agon_storage_checkpoints_total",
+                       "WAL checkpoints run by the checkpointer thread.",
+                       (double)d.checkpoints);
+  metrics_text_counter(t, "agon_storage_writer_checkpoints_total",
+                       "WAL checkpoints the writer ran itself (WAL size cap).",
+                       (double)d.writer_checkpoints);
+  metrics_text_gauge(t, "agon_storage_checkpoint_max_seconds",
+                     "Longest background checkpoint so far.",
+                     (double)d.max_checkpoint_us / 1e6);
+  metrics_text_gauge(t, "agon_storage_wal_pages_max",
+                     "Largest WAL seen after a commit, in pages.",
+                     d.wal_pages_max);
   metrics_text_family(t, "agon_storage_commit_duration_seconds", "summary",
                       "Duration of write transactions (BEGIN..COMMIT, fsync "
                       "included).");

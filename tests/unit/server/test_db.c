@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include "db.h"
+#include "limits_storage.h"
 #include "migrate.h"
 #include "store_util.h"
 #include "test.h"
@@ -429,6 +430,72 @@ static void test_open_fresh_sets_level(void) {
   CHECK_INT(db_open(&d, &loop, &cfg, &err), AGON_EINVAL);
 }
 
+/* ---- checkpoints --------------------------------------------------------- */
+
+static const char SQL_INS_BIG[] = "INSERT INTO t(i, v) VALUES (?1, zeroblob(3000))";
+
+static int job_insert_big(sqlite3 *c, void *ctx) {
+  sqlite3_stmt *st = db_stmt(c, SQL_INS_BIG);
+  if (!st) return AGON_ESTORAGE;
+  sqlite3_bind_int(st, 1, *(int *)ctx);
+  return sqlite3_step(st) == SQLITE_DONE ? 0 : AGON_ESTORAGE;
+}
+
+static int ndone_big;
+static void big_done(void *ctx, int status) {
+  (void)ctx;
+  if (status == 0) ndone_big++;
+}
+
+/* ~1 WAL page per job, well past the writer's cap: the checkpointer thread
+ * runs, the writer checkpoints itself at the cap, and the WAL stays bounded
+ * (it starts over) instead of growing with the load. */
+static void test_checkpoints(void) {
+  enum { NB = 12000 };
+  db *d = open_db(0, 256);
+  if (!d) return;
+  flag = 0;
+  CHECK_INT(db_write(d, job_create_table, NULL, set_flag), 0);
+  CHECK(store_run_until(&loop, &flag, 10000));
+  static int ids[NB];
+  ndone_big = 0;
+  uint64_t deadline = uv_hrtime() + 60000000000ull;
+  for (int i = 0; i < NB && uv_hrtime() < deadline;) {
+    /* at most 1 000 in flight, like a loaded server */
+    while (i < NB && i - ndone_big < 1000) {
+      ids[i] = 1000000 + i;
+      CHECK_INT(db_write(d, job_insert_big, &ids[i], big_done), 0);
+      i++;
+    }
+    uv_run(&loop, UV_RUN_ONCE);
+  }
+  while (ndone_big < NB && uv_hrtime() < deadline) uv_run(&loop, UV_RUN_ONCE);
+  CHECK_INT(ndone_big, NB);
+  db_stats s;
+  db_stats_get(d, &s);
+  CHECK(s.checkpoints > 0);
+  CHECK(s.writer_checkpoints > 0);
+  /* the cap plus one batch of 256 jobs (~1 page each, plus the b-tree's) */
+  CHECK_MSG(s.wal_pages_max < DB_WAL_WRITER_CHECKPOINT + 600,
+            "WAL reached %u pages", s.wal_pages_max);
+  printf("checkpoints: %llu background (max %llu us), %llu by the writer, "
+         "WAL at most %u pages\n",
+         (unsigned long long)s.checkpoints,
+         (unsigned long long)s.max_checkpoint_us,
+         (unsigned long long)s.writer_checkpoints, s.wal_pages_max);
+  close_db(d);
+  /* closed: everything checkpointed into the main file */
+  sqlite3 *c = NULL;
+  CHECK_INT(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  CHECK_INT(sqlite3_prepare_v2(c, "SELECT count(*) FROM t WHERE i >= 1000000",
+                               -1, &st, NULL), SQLITE_OK);
+  CHECK(sqlite3_step(st) == SQLITE_ROW);
+  CHECK_INT(sqlite3_column_int(st, 0), NB);
+  sqlite3_finalize(st);
+  sqlite3_close(c);
+}
+
 int main(void) {
   CHECK_INT(uv_loop_init(&loop), 0);
   if (store_tmpdir(dir, sizeof dir)) {
@@ -443,6 +510,7 @@ int main(void) {
   test_broken_batch();
   test_migrations();
   test_open_fresh_sets_level();
+  test_checkpoints();
   store_run_drain(&loop);
   CHECK_INT(uv_loop_close(&loop), 0);
   store_rmdir(dir);
