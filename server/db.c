@@ -67,7 +67,7 @@ struct db {
   /* Background checkpoints (see wal_hook): own connection and thread. */
   sqlite3 *ckpt_conn;
   uv_thread_t ckpt_thread;
-  int ckpt_started, ckpt_want;
+  int ckpt_started, ckpt_want, ckpt_running;
   uv_cond_t ccond;
 
   uv_mutex_t lock;
@@ -353,13 +353,21 @@ static void writer_main(void *arg) {
 static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
   db *d = arg;
   (void)name;
-  int own = pages >= DB_WAL_WRITER_CHECKPOINT &&
-            sqlite3_wal_checkpoint_v2(c, NULL, SQLITE_CHECKPOINT_PASSIVE,
-                                      NULL, NULL) == SQLITE_OK;
+  int cap = pages >= DB_WAL_WRITER_CHECKPOINT;
   uv_mutex_lock(&d->lock);
   if ((unsigned)pages > d->wal_pages_max) d->wal_pages_max = (unsigned)pages;
+  /* Past the cap no background checkpoint is started; the writer runs its
+   * own as soon as the one in progress (which holds the checkpoint lock)
+   * is over: a later commit retries. */
+  int own = cap && !d->ckpt_running;
+  uv_mutex_unlock(&d->lock);
+  if (own) {
+    own = sqlite3_wal_checkpoint_v2(c, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
+                                    NULL) == SQLITE_OK;
+  }
+  uv_mutex_lock(&d->lock);
   if (own) d->writer_checkpoints++;
-  else if (pages >= DB_WAL_AUTOCHECKPOINT && !d->ckpt_want) {
+  else if (!cap && pages >= DB_WAL_AUTOCHECKPOINT && !d->ckpt_want) {
     d->ckpt_want = 1;
     uv_cond_signal(&d->ccond);
   }
@@ -374,6 +382,7 @@ static void ckpt_main(void *arg) {
     while (!d->ckpt_want && !d->stopping) uv_cond_wait(&d->ccond, &d->lock);
     int run = d->ckpt_want && !d->stopping;
     d->ckpt_want = 0;
+    d->ckpt_running = run;
     uv_mutex_unlock(&d->lock);
     if (!run) break; /* the writer's close checkpoints what is left */
 
@@ -386,6 +395,7 @@ static void ckpt_main(void *arg) {
      * commit asks again. */
     if (rc != SQLITE_OK && rc != SQLITE_BUSY) db_log_error("checkpoint", d->ckpt_conn);
     uv_mutex_lock(&d->lock);
+    d->ckpt_running = 0;
     if (rc == SQLITE_OK && done > 0) d->checkpoints++;
     d->total_ckpt_us += us;
     if (us > d->max_ckpt_us) d->max_ckpt_us = us;

@@ -451,7 +451,7 @@ static void big_done(void *ctx, int status) {
  * runs, the writer checkpoints itself at the cap, and the WAL stays bounded
  * (it starts over) instead of growing with the load. */
 static void test_checkpoints(void) {
-  enum { NB = 12000 };
+  enum { NB = 20000 };
   db *d = open_db(0, 256);
   if (!d) return;
   flag = 0;
@@ -475,8 +475,10 @@ static void test_checkpoints(void) {
   db_stats_get(d, &s);
   CHECK(s.checkpoints > 0);
   CHECK(s.writer_checkpoints > 0);
-  /* the cap plus one batch of 256 jobs (~1 page each, plus the b-tree's) */
-  CHECK_MSG(s.wal_pages_max < DB_WAL_WRITER_CHECKPOINT + 600,
+  /* the cap plus what commits add while a background checkpoint that was
+   * running at the cap finishes (jobs here come as fast as the writer takes
+   * them: ~1 page each) */
+  CHECK_MSG(s.wal_pages_max < DB_WAL_WRITER_CHECKPOINT + 4000,
             "WAL reached %u pages", s.wal_pages_max);
   printf("checkpoints: %llu background (max %llu us), %llu by the writer, "
          "WAL at most %u pages\n",
