@@ -419,4 +419,5 @@ def body():
     interactive(c, games)
 
 
-T.serve(body)
+if __name__ == "__main__":
+    T.serve(body)
