@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -943,7 +944,14 @@ static void replay_tty(replay *r, term *t) {
     replay_view(r, &vs);
     view_render(&f, &vs, &crow, &ccol);
     term_present(t, &f, crow, ccol);
-    int k = term_read_key(t, -1);
+    /* Keep the session alive meanwhile (the server's pings want a pong;
+     * the lobby's connection must survive a long look at a game). Any
+     * event goes to whatever callback s has. */
+    int sfd = r->s->closed ? -1 : sess_fd(r->s);
+    struct pollfd pf[2] = {{t->in_fd, POLLIN, 0}, {sfd, POLLIN, 0}};
+    poll(pf, sfd >= 0 ? 2 : 1, 250);
+    if (sfd >= 0 && pf[1].revents) sess_pump(r->s, 0, NULL);
+    int k = term_read_key(t, 0);
     if (k == TERM_KEY_NONE || k == TERM_KEY_RESIZE) continue;
     if (k == TERM_KEY_EOF || k == 3 || k == 4) break;  /* Ctrl-C, Ctrl-D */
     /* Arrows and keys step at once; a line being typed (g N, export)
@@ -1007,7 +1015,7 @@ static json_t *replay_json(const replay *r) {
   game_outcome oc = game_match_outcome(&p->m);
   int tm = game_match_to_move(&p->m);
   json_t *j = json_pack(
-      "{s:b, s:s, s:I, s:s, s:I, s:I, s:s, s:s?, s:O, s:O, s:o, s:O, s:O}",
+      "{s:b, s:s, s:I, s:s, s:I, s:I, s:s, s:s?, s:O?, s:O?, s:o, s:O?, s:O?}",
       "ok", 1, "command", "replay", "game_id", (json_int_t)r->game_id,
       "game", p->m.vt->name, "ply", (json_int_t)r->ply, "plies",
       (json_int_t)r->n, "position", pos, "to_move",

@@ -405,6 +405,32 @@ def interactive(c, games):
         t.close()
 
 
+def keepalive(c, games):
+    """The browser answers the server's pings while it waits for keys: with
+    a 200 ms ping and a 300 ms pong deadline, an export after two idle
+    seconds still goes through the same connection."""
+    T.srv.stop()
+    T.srv.extra += ["--ping-interval-ms", "200", "--ping-timeout-ms", "300"]
+    T.srv.start()
+    gid = games["draw"][0]
+    t = Tmux([T.AGON, "--port", str(T.srv.port), "replay", gid], env={
+        "XDG_CONFIG_HOME": c.cfg})
+    try:
+        check(bool(t.wait(lambda s: "ply 0/4" in title(s))), "keepalive: the browser is open")
+        time.sleep(2)
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "k.txt")
+            t.type("export " + f)
+            t.keys("Enter")
+            s = t.wait(lambda s: "Exported to" in s or "export:" in s)
+            check(bool(s) and "Exported to" in s and os.path.exists(f),
+                  "keepalive: export after 2 s idle works (%r)" % (s or "").splitlines()[-4:])
+        t.keys("q")
+        check(t.exit_status() == "0", "keepalive: q quits, exit 0")
+    finally:
+        t.close()
+
+
 def body():
     a, b, c = T.Player("alice"), T.Player("bob"), T.Player("carol")
     for p in (a, b):
@@ -417,6 +443,7 @@ def body():
     check_export(c, games)
     check_replay(c, games)
     interactive(c, games)
+    keepalive(c, games)
 
 
 if __name__ == "__main__":
