@@ -405,6 +405,39 @@ def interactive(c, games):
         t.close()
 
 
+def rated(c, games):
+    """A rated game (the client cannot seek one yet: raw protocol), alice
+    resigns: the leaderboard table and --rated yes show it."""
+    ca, cb = T.srv.client(), T.srv.client()
+    try:
+        for cl, n in ((ca, "alice"), (cb, "bob")):
+            check(cl.req("login", name=n, password=T.PASSWORD).get("ok"), "raw login %s" % n)
+        sk = ca.req("seek_create", game="gomony", time_control="untimed", side="random", rated=True)
+        acc = cb.req("seek_accept", seek_id=sk["data"]["seek_id"])
+        gid = acc["data"]["game_id"]
+        r = ca.req("resign", game_id=gid)
+        check(r.get("ok"), "rated game: alice resigns (%r)" % r)
+    finally:
+        ca.close()
+        cb.close()
+    srv = T.srv.client()
+    try:
+        board = srv.req("leaderboard", game="gomony")["data"]["players"]
+    finally:
+        srv.close()
+    r = c.run("leaderboard", "gomony")
+    rows = [l.split() for l in r.stdout.splitlines()[2:]]
+    check(r.returncode == 0 and len(board) == 2 and
+          rows == [[str(i + 1), p["name"], "%.1f" % p["rating"], "%.1f" % p["rd"], str(p["games"])]
+                   for i, p in enumerate(board)] and rows[0][1] == "bob",
+          "leaderboard GAME: the server's board, bob first (%r)" % r.stdout)
+    r = c.run("--json", "history", "--rated", "yes")
+    check([g["game_id"] for g in lines_json(r.stdout)] == [gid],
+          "history --rated yes: the rated game (%r)" % r.stdout)
+    r = c.run("history", "--rated", "yes")
+    check(r.stdout.splitlines()[1].split()[-1] == "yes", "history: RATED yes (%r)" % r.stdout)
+
+
 def keepalive(c, games):
     """The browser answers the server's pings while it waits for keys: with
     a 200 ms ping and a 300 ms pong deadline, an export after two idle
@@ -443,6 +476,7 @@ def body():
     check_export(c, games)
     check_replay(c, games)
     interactive(c, games)
+    rated(c, games)
     keepalive(c, games)
 
 
