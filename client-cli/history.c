@@ -45,6 +45,7 @@ typedef struct hopts {
   const char *format;  /* export */
   const char *out;     /* export -o FILE */
   long ply;            /* replay --ply, -1: the end */
+  int help;
   const char *pos[HIST_MAX_POS];
   int n_pos;
 } hopts;
@@ -119,6 +120,10 @@ static int parse_args(int argc, char **argv, hopts *o) {
     }
     if (!strcmp(a, "--tls")) {
       o->net.tls = 1;
+      continue;
+    }
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      o->help = 1;
       continue;
     }
     if (!takes_value(a)) {
@@ -1077,11 +1082,30 @@ static int cmd_replay(const hopts *o) {
   return 0;
 }
 
+static const char usage_text[] =
+    "usage: agon [CONN] [--json] history [--player NAME] [--opponent NAME]\n"
+    "         [--game G] [--result win|loss|draw] [--winner-side 0|1]\n"
+    "         [--rated yes|no] [--from DATE] [--to DATE]\n"
+    "         [--status finished|ongoing|all] [--limit N] [--before ID]\n"
+    "         [--all]           stored games, newest first; DATE is\n"
+    "                           YYYY-MM-DD (UTC) or unix ms\n"
+    "       agon [CONN] [--json] profile NAME\n"
+    "       agon [CONN] [--json] leaderboard [GAME] [--limit N]\n"
+    "       agon [CONN] export GAME-ID [--format text|json] [-o FILE]\n"
+    "       agon [CONN] [--json] replay GAME-ID [--ply N]\n"
+    "replay on a terminal: n/Right/Space next, p/Left back, Home/0 start,\n"
+    "End/$ end, g N Enter: ply N, export [FILE] Enter, q quit.\n"
+    "CONN: --host H --port P [--tls [--ca FILE]] [--source ADDR]\n";
+
 int history_main(int argc, char **argv) {
   hopts o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
   const char *cmd = o.pos[0];
+  if (o.help) {
+    fputs(usage_text, stdout);
+    return 0;
+  }
   if (!strcmp(cmd, "history")) return cmd_history(&o, argc, argv);
   if (!strcmp(cmd, "profile")) return cmd_profile(&o);
   if (!strcmp(cmd, "leaderboard")) return cmd_leaderboard(&o);

@@ -325,6 +325,9 @@ def check_replay(c, games):
     check(r.returncode == 1 and "not over" in r.stderr, "replay of a running game: refused (%r)" % r.stderr)
     r = c.run("replay", "abc")
     check(r.returncode == 2, "replay abc: usage error")
+    r = c.run("history", "--help")
+    check(r.returncode == 0 and r.stdout.startswith("usage: agon") and "replay GAME-ID" in r.stdout,
+          "history --help: the usage on stdout, exit 0")
 
 
 def board_width(lines):
