@@ -7,7 +7,9 @@
  *   agon [--host H] [--port P] [--json] logout|whoami|ping
  *   agon [...] seek GAME [-o K=V]... [--tc 5+3] [--side S]
  *   agon [...] seeks [GAME] | accept SEEK-ID | games-mine
- *   agon [...] play GAME-ID | move GAME-ID MOVE | resign GAME-ID
+ *   agon [...] play GAME-ID | move GAME-ID MOVE | resign|draw GAME-ID
+ *   agon [...] history [FILTERS] | profile NAME | leaderboard [GAME]
+ *   agon [...] export GAME-ID [-o FILE] | replay GAME-ID [--ply N]
  *   agon [...] games [--game G] [--player NAME] | watch GAME-ID
  *   agon [...] chat GAME-ID TEXT
  *   --tls [--ca FILE]: TLS with certificate and host name verification
@@ -27,6 +29,7 @@
 #include "cli_util.h"
 #include "config.h"
 #include "game.h"
+#include "history.h"
 #include "online.h"
 #include "play.h"
 #include "session.h"
@@ -89,6 +92,7 @@ static void usage(FILE *f) {
       "                         --follow a line per change until the end)\n"
       "  agon move GAME-ID MOVE one move, for scripts\n"
       "  agon resign GAME-ID    give up a game\n"
+      "  agon draw GAME-ID      offer a draw, or accept the opponent's\n"
       "Spectating (no login needed to list and watch):\n"
       "  agon games [--game G] [--player NAME]\n"
       "                         the live games\n"
@@ -97,6 +101,19 @@ static void usage(FILE *f) {
       "                         line per event until the game ends)\n"
       "  agon chat GAME-ID TEXT one chat line (players' room for a player,\n"
       "                         spectators' room otherwise; needs a login)\n"
+      "History (no login needed):\n"
+      "  agon history [--player NAME] [--opponent NAME] [--game G]\n"
+      "               [--result win|loss|draw] [--winner-side 0|1]\n"
+      "               [--rated yes|no] [--from DATE] [--to DATE]\n"
+      "               [--status finished|ongoing|all] [--limit N]\n"
+      "               [--before ID] [--all]   stored games, newest first\n"
+      "  agon profile NAME      a player's results\n"
+      "  agon leaderboard [GAME] [--limit N]\n"
+      "  agon export GAME-ID [--format text|json] [-o FILE]\n"
+      "                         the game's record (docs/record-format.md)\n"
+      "  agon replay GAME-ID [--ply N]\n"
+      "                         step through a game (on a terminal), or\n"
+      "                         print the screen at ply N (default the end)\n"
       "Connection: --host H --port P, --tls (verify the server's certificate\n"
       "and host name against the system CAs, or --ca FILE), --source ADDR.\n"
       "Sessions are kept in $XDG_CONFIG_HOME/agon/ (~/.config/agon/).\n"
@@ -959,6 +976,13 @@ static int cmd_game(const opts *o, const char *what) {
   if (!rc) rc = online_join(&g, &err);
   if (!rc && is_move) rc = online_move(&g, o->pos[2], &err);
   if (!rc && !strcmp(what, "resign")) rc = online_action(&g, "resign", &err);
+  /* draw: accept the opponent's pending offer, else offer one. */
+  if (!rc && !strcmp(what, "draw"))
+    rc = online_action(&g, g.p->draw_offer >= 0 && g.my_seat >= 0 &&
+                                   g.p->draw_offer != g.seat_side[g.my_seat]
+                               ? "draw_accept"
+                               : "draw_offer",
+                       &err);
   if (!rc) {
     /* A move may end the game: its game_end is on the way. */
     for (int i = 0; i < 20 && !g.end && !s.closed && online_over(&g); i++)
@@ -1183,6 +1207,8 @@ static int cmd_chat(const opts *o) {
 }
 
 int main(int argc, char **argv) {
+  /* history, profile, leaderboard, export, replay: own options. */
+  if (history_is_command(argc, argv)) return history_main(argc, argv);
   opts o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
@@ -1209,7 +1235,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "games")) return cmd_games(&o);
   if (!strcmp(cmd, "watch")) return cmd_watch(&o);
   if (!strcmp(cmd, "chat")) return cmd_chat(&o);
-  if (!strcmp(cmd, "play") || !strcmp(cmd, "move") || !strcmp(cmd, "resign"))
+  if (!strcmp(cmd, "play") || !strcmp(cmd, "move") || !strcmp(cmd, "resign") ||
+      !strcmp(cmd, "draw"))
     return cmd_game(&o, cmd);
   if (!strcmp(cmd, "help")) {
     usage(stdout);

@@ -635,7 +635,10 @@ void view_render(term_frame *f, const view_state *vs, int *crow, int *ccol) {
           if (s == GAME_CHOOSER) snprintf(tag, sizeof tag, "*");
           else view_side_title(m->vt, s, tag, 2);
         }
-        term_style st = i == n - 1 ? ST_HEAD : TERM_PLAIN;
+        int hl = vs->highlight ? vs->highlight : n;  /* -1: none */
+        term_style st = i == hl - 1 ? ST_HEAD
+                        : vs->highlight > 0 && i >= hl ? ST_DIM
+                                                       : TERM_PLAIN;
         term_printf(f, y, px, st, "%3d %-1s %.*s", i + 1, tag, pw - 7,
                     vs->moves[i]);
       }

@@ -32,6 +32,9 @@ typedef struct view_state {
   const char *prompt;       /* e.g. "light> " */
   const char *input;        /* command-line text being typed */
   int scroll;               /* move list: lines scrolled back from the end */
+  int highlight;            /* move list: the move (1-based) to highlight,
+                               later ones dimmed (history replay); 0: the
+                               last move; -1: none */
 } view_state;
 
 /* Draw the whole screen into f (at f's size). *crow, *ccol: where the

@@ -37,6 +37,7 @@ typedef struct hist_row {
   char reason[H_TEXT];
   char tc[H_TEXT];
   int64_t created_at, ended_at; /* ended_at -1 = NULL */
+  int64_t moves;                /* moves stored (plies) */
   int my_side;                  /* the filtered player's side, -1 */
   hist_player p[2];             /* by seat */
 } hist_row;
@@ -148,7 +149,10 @@ static int hist_job(sqlite3 *sq, void *ctx) {
   size_t k = 0;
 #define ADD(s) k += (size_t)snprintf(sql + k, sizeof sql - k, "%s", (s))
   ADD("SELECT g.id, g.game_type, g.rated, g.status, g.result, g.winner_side,"
-      " g.reason, g.time_control, g.created_at, g.ended_at, ");
+      " g.reason, g.time_control, g.created_at, g.ended_at,"
+      /* Per row a count on the (game_id, seq) unique index: at most a page
+       * of HISTORY_PAGE_MAX games of up to 5 000 moves each. */
+      " (SELECT count(*) FROM moves mv WHERE mv.game_id = g.id), ");
   if (pid) {
     ADD("gp.side FROM game_players gp CROSS JOIN games g ON g.id = gp.game_id"
         " WHERE gp.player_id = ?1 AND gp.game_id < ?2");
@@ -210,7 +214,8 @@ static int hist_job(sqlite3 *sq, void *ctx) {
     copy_col(w->tc, sizeof w->tc, st, 7);
     w->created_at = sqlite3_column_int64(st, 8);
     w->ended_at = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 9);
-    w->my_side = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 10);
+    w->moves = sqlite3_column_int64(st, 10);
+    w->my_side = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 11);
     if ((ret = load_players(sq, w)) != 0) break;
   }
   if (ret == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE) ret = AGON_ESTORAGE;
@@ -240,6 +245,7 @@ static json_t *row_json(const hist_row *w, int with_outcome) {
       str_or_null(w->reason), "time_control", w->tc, "created_at",
       (json_int_t)w->created_at, "ended_at",
       w->ended_at >= 0 ? json_integer(w->ended_at) : json_null(), "players", players);
+  json_object_set_new(o, "moves", json_integer(w->moves));
   if (with_outcome) {
     const char *oc = NULL;
     if (strcmp(w->result, "draw") == 0) oc = "draw";

@@ -157,6 +157,10 @@ def main():
                   and d["seed"] is not None and len(d["moves"]) >= 1
                   and all(m["clocks_ms"] is None for m in d["moves"]),
                   "%s: record has players, seed, moves (%r)" % (game, d))
+            row = [x for x in anon.req("history", player="alice")["data"]["games"]
+                   if x["game_id"] == gid]
+            check(len(row) == 1 and row[0]["moves"] == len(d["moves"]),
+                  "%s: the history row counts the record's moves (%r)" % (game, row))
             for fmt in ("text", "json"):
                 r = anon.req("export", game_id=gid, format=fmt)
                 check(r and r.get("ok"), "%s: export %s" % (game, fmt))
