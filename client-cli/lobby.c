@@ -366,20 +366,23 @@ static int shown(const lobby *l, const json_t *item) {
  * more rows): title; open seeks above live games on the left, players
  * above incoming challenges on the right; a rule, the message log, a
  * hint and the command line. */
-static void lobby_render(const lobby *l, term_frame *f, int color_ok,
-                         int *crow, int *ccol) {
-  (void)color_ok;
+static void lobby_render(const lobby *l, term_frame *f, int *crow,
+                         int *ccol) {
   term_frame_clear(f);
   if (f->w < TERM_MIN_W || f->h < TERM_MIN_H) {
-    term_printf(f, 0, 0, TERM_PLAIN, "terminal too small: the lobby needs "
-                "%dx%d (now %dx%d)", TERM_MIN_W, TERM_MIN_H, f->w, f->h);
-    *crow = 1;
-    *ccol = 0;
+    /* As the play view does: say so, keep the command line (quit). */
+    term_style err = term_st(TERM_RED, 0, TERM_BOLD);
+    term_printf(f, 0, 0, err, "Terminal %dx%d is too small:", f->w, f->h);
+    term_printf(f, 1, 0, err, "the lobby needs %dx%d.", TERM_MIN_W,
+                TERM_MIN_H);
+    *ccol = term_put(f, 2, 0, TERM_PLAIN, "lobby> ", -1);
+    *ccol += term_put(f, 2, *ccol, TERM_PLAIN, l->input, -1);
+    *crow = 2;
     return;
   }
   term_style head = term_st(TERM_CYAN, 0, TERM_BOLD);
   term_style dim = term_st(0, 0, TERM_DIM);
-  term_style title = term_st(TERM_BLACK, TERM_CYAN, TERM_REVERSE);
+  term_style title = term_st(TERM_CYAN, 0, TERM_REVERSE | TERM_BOLD);
   char buf[256];
   snprintf(buf, sizeof buf, " agon lobby - %s @ %s:%d   filter: %s",
            l->s.name, l->e->host, l->e->port,
@@ -392,7 +395,7 @@ static void lobby_render(const lobby *l, term_frame *f, int color_ok,
   int n_game = body - 2 - n_seek;
   int n_chal = 4;
   int n_play = body - 2 - n_chal;
-  int rc0 = f->w - 30;              /* right column */
+  int rc0 = f->w - 32;              /* right column */
   int lw = rc0 - 2;                 /* left width */
 
   /* Open seeks. */
@@ -409,11 +412,12 @@ static void lobby_render(const lobby *l, term_frame *f, int color_ok,
     }
     const char *by = jstr(v, "by");
     int me = !strcasecmp(by, l->s.name);
+    /* 46 columns; '*' after the id marks a rated seek. */
     term_printf(f, row++, 0, me ? dim : TERM_PLAIN,
-                "%5lld %-14.14s %-12.12s %-7.7s %-6.6s%s", jint(v, "seek_id"),
+                "%4lld%c%-15.15s %-10.10s %-7.7s %.6s", jint(v, "seek_id"),
+                json_is_true(json_object_get(v, "rated")) ? '*' : ' ',
                 jstr(v, "game"), by, jstr(v, "time_control"),
-                jstr(v, "side"), json_is_true(json_object_get(v, "rated"))
-                                     ? " R" : "");
+                jstr(v, "side"));
     n++;
   }
   if (!total) term_put(f, row, 2, dim, "none: seek GAME to post one", lw);
@@ -434,7 +438,7 @@ static void lobby_render(const lobby *l, term_frame *f, int color_ok,
     snprintf(buf, sizeof buf, "%s-%s",
              jstr(json_array_get(pl, 0), "name"),
              jstr(json_array_get(pl, 1), "name"));
-    term_printf(f, row++, 0, TERM_PLAIN, "%5lld %-14.14s %-17.17s %-6.6s %3lld",
+    term_printf(f, row++, 0, TERM_PLAIN, "%4lld %-15.15s %-13.13s %-5.5s %2lld mv",
                 jint(v, "game_id"), jstr(v, "game"), buf,
                 jstr(v, "time_control"), jint(v, "moves"));
     n++;
@@ -458,7 +462,7 @@ static void lobby_render(const lobby *l, term_frame *f, int color_ok,
     char gtxt[32] = "";
     if (me) snprintf(gtxt, sizeof gtxt, "(you)");
     else if (g) snprintf(gtxt, sizeof gtxt, "%lld game%s", g, g > 1 ? "s" : "");
-    term_printf(f, row++, rc0, me ? dim : TERM_PLAIN, "%-16.16s %s", name,
+    term_printf(f, row++, rc0, me ? dim : TERM_PLAIN, "%-18.18s %s", name,
                 gtxt);
     n++;
   }
@@ -472,11 +476,11 @@ static void lobby_render(const lobby *l, term_frame *f, int color_ok,
   json_array_foreach(l->chals, i, v) {
     if ((int)n == n_chal) break;
     term_printf(f, row++, rc0, term_st(TERM_YELLOW, 0, TERM_BOLD),
-                "%3lld %-10.10s %-9.9s %s", jint(v, "challenge_id"),
+                "%3lld %-8.8s %s %s", jint(v, "challenge_id"),
                 jstr(v, "from"), jstr(v, "game"), jstr(v, "time_control"));
     n++;
   }
-  if (!total) term_put(f, row, rc0 + 2, dim, "none", 28);
+  if (!total) term_put(f, row, rc0 + 2, dim, "none", 30);
 
   /* Rule, log, hint, command line. */
   row = f->h - 7;
@@ -484,8 +488,8 @@ static void lobby_render(const lobby *l, term_frame *f, int color_ok,
   for (int k = 0; k < LOBBY_LOG; k++)
     term_put(f, f->h - 6 + k, 0, TERM_PLAIN, l->log[k], f->w);
   term_put(f, f->h - 2, 0, dim,
-           "seek GAME  accept N  challenge NAME GAME  yes/no N  invite GAME  "
-           "join CODE  watch N  play N  filter G  help  quit",
+           "commands: seek accept challenge yes no invite join watch play "
+           "filter help quit",
            f->w);
   int col = term_put(f, f->h - 1, 0, term_st(0, 0, TERM_BOLD), "lobby> ", -1);
   /* The tail of a long input line stays visible. */
@@ -721,7 +725,7 @@ int lobby_cmd_screen(const lobby_env *e) {
       term_invalidate(&t);
     }
     int crow, ccol;
-    lobby_render(&l, &f, t.color, &crow, &ccol);
+    lobby_render(&l, &f, &crow, &ccol);
     term_present(&t, &f, crow, ccol);
     if (l.start) {
       lobby_leave_for(&l, &t);
@@ -729,11 +733,16 @@ int lobby_cmd_screen(const lobby_env *e) {
     }
     if (l.s.closed) {
       say(&l, "connection lost (%s); reconnecting", l.s.close_reason);
-      lobby_render(&l, &f, t.color, &crow, &ccol);
+      lobby_render(&l, &f, &crow, &ccol);
       term_present(&t, &f, crow, ccol);
       rc = sess_reconnect(&l.s, e->host, e->port, l.token,
                           ONLINE_RECONNECT_MS, &err);
       if (rc) break;
+      /* Challenges to us and ours died with the connection unless another
+       * connection of ours stayed (the server says nothing either way):
+       * forget them rather than offer ones that may be gone. */
+      json_array_clear(l.chals);
+      json_object_clear(l.mine);
       rc = lobby_refresh(&l, 1, &err);
       if (rc) break;
       say(&l, "reconnected");

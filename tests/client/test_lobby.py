@@ -37,11 +37,11 @@ def players_json(p, *a):
 
 def panel_lines(scr, title):
     """The rows of a screen panel under its header (left column: up to
-    the right column, which starts at column 50 on 80 columns)."""
+    the right column, which starts at column 48 on 80 columns)."""
     rows = scr.split("\n")
     out, on = [], False
     for r in rows:
-        left = r[:48]
+        left = r[:47]
         if left.startswith(title):
             on = True
             continue
@@ -99,8 +99,20 @@ def players_cmd(a, b, c):
         r = a.run("join", "zzzzzzzzzz")
         check(r.returncode == 1 and "no such invitation" in r.stderr,
               "join with a wrong code: not found (%r)" % r.stderr)
-        rc, js = players_json(b)
-        r = a.run("resign", str(st.get("game_id")))
+        check(re.search(r"\x1b\[[0-9;]*3[1-7][;m]", t.screen(escapes=True)),
+              "colours without NO_COLOR")
+        gid = str(st.get("game_id"))
+        scr = t.wait(lambda s: "Live games (1)" in s and "carol-alice" in s)
+        check(scr is not None, "the lobby lists the live game carol-alice")
+        t.type("watch " + gid)
+        t.keys("Enter")
+        scr = t.wait(lambda s: "watching game " + gid in s)
+        check(scr is not None, "watch N opens the watch view")
+        t.type("quit")
+        t.keys("Enter")
+        check(t.wait_text("back in the lobby") is not None,
+              "quitting the watch view returns to the lobby")
+        r = a.run("resign", gid)
         check(r.returncode == 0, "the invited game is resigned")
     finally:
         if inv and inv.poll() is None:
@@ -110,12 +122,25 @@ def players_cmd(a, b, c):
 
 
 def on_screen(a, b):
-    t = Tmux([T.AGON, "--port", str(T.srv.port), "lobby"],
-             env={"XDG_CONFIG_HOME": b.cfg})
+    # plain `agon` on a terminal with a saved session is the lobby
+    t = Tmux([T.AGON, "--port", str(T.srv.port)],
+             env={"XDG_CONFIG_HOME": b.cfg, "NO_COLOR": "1"})
     procs = []
     try:
         check(t.wait_text("Open seeks (0)") is not None,
-              "lobby screen: no seeks at first")
+              "plain agon opens the lobby; no seeks at first")
+        check(not re.search(r"\x1b\[[0-9;]*3[1-7][;m]",
+                            t.screen(escapes=True)),
+              "NO_COLOR: the lobby draws no colours")
+        t.resize(100, 30)
+        check(t.wait(lambda s: "-" * 100 in s and "Open seeks" in s)
+              is not None, "resized to 100x30: redrawn at the new width")
+        t.resize(60, 20)
+        check(t.wait_text("is too small") is not None,
+              "60x20: the too-small notice")
+        t.resize(80, 24)
+        check(t.wait(lambda s: "-" * 80 in s and "-" * 81 not in s and
+                     "Players online" in s) is not None, "back to 80x24")
         # a seek appears live, a filter hides it, then it vanishes
         sk = bg(a, "seek", "gwezboell", "--tc", "3+2")
         procs.append(sk)
@@ -187,6 +212,15 @@ def on_screen(a, b):
         check(scr is not None and "Live games (1)" in scr,
               "quitting the view returns to the lobby, the game listed")
         gid = str(st.get("game_id"))
+        t.type("play " + gid)
+        t.keys("Enter")
+        scr = t.wait(lambda s: "online game" in s and "alice" in s)
+        check(scr is not None, "play N rejoins the game in the play view")
+        t.type("quit")
+        t.keys("Enter")
+        check(t.wait(lambda s: s.count("back in the lobby after game %s"
+                                       % gid) == 2) is not None,
+              "and back to the lobby (a second time)")
         r = a.run("resign", gid)
         check(r.returncode == 0, "alice resigns the challenge game")
 
