@@ -312,12 +312,13 @@ static void lobby_event(sess *s, const json_t *ev, void *arg) {
     char key[32];
     snprintf(key, sizeof key, "%lld", id);
     const char *to = json_string_value(json_object_get(l->mine, key));
-    if (to) {
-      say(l, "%s: your challenge %lld to %s",
-          !strcmp(jstr(ev, "reason"), "declined") ? "declined" : "gone", id,
-          to);
-      json_object_del(l->mine, key);
-    }
+    const char *why = jstr(ev, "reason");
+    /* accepted: game_start follows, the play view says the rest. */
+    if (to && !strcmp(why, "declined"))
+      say(l, "%s declined your challenge %lld", to, id);
+    else if (to && strcmp(why, "accepted") != 0)
+      say(l, "your challenge %lld to %s is gone (%s)", id, to, why);
+    if (to) json_object_del(l->mine, key);
     drop_by_id(l->chals, "challenge_id", id);
   } else if (!strcmp(name, "game_start") && !l->start) {
     l->start = json_incref((json_t *)ev);

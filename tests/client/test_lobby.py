@@ -233,6 +233,7 @@ def on_screen(a, b):
         t.keys("Enter")
         check(t.wait_text("unknown command 'frobnicate'") is not None,
               "screen: an unknown command says so")
+        screen_to_screen(a, t)
         t.type("quit")
         t.keys("Enter")
         check(t.exit_status() == "0", "lobby: quit, exit 0")
@@ -242,6 +243,52 @@ def on_screen(a, b):
                 p.kill()
                 p.wait()
         t.close()
+
+
+def screen_to_screen(a, tb):
+    """bob (tb) challenges from his lobby screen; alice answers from hers:
+    no, then yes (both screens become the play view)."""
+    ta = Tmux([T.AGON, "--port", str(T.srv.port), "lobby"],
+              env={"XDG_CONFIG_HOME": a.cfg})
+    try:
+        check(ta.wait_text("Players online") is not None, "alice's lobby")
+        ids = []
+        for answer in ("no", "yes"):
+            tb.type("challenge alice gomony --tc 2+1")
+            tb.keys("Enter")
+            def new_id(s):
+                got = re.findall(r"challenge (\d+) sent to alice", s)
+                return got[-1] if got and got[-1] not in ids else None
+            scr = tb.wait(new_id)
+            cid = new_id(scr or "") or "?"
+            ids.append(cid)
+            check(ta.wait(lambda s: re.search(r"\b%s bob\s+gomony" % cid, s))
+                  is not None, "alice's screen shows bob's challenge %s: %s\n%s"
+                  % (cid, ta.screen(), tb.screen()))
+            ta.type("%s %s" % (answer, cid))
+            ta.keys("Enter")
+        check(ids[0] != ids[1], "two challenges")
+        # the decline reached bob's log before the second challenge
+        scr = tb.wait(lambda s: "online game" in s and "alice" in s)
+        check(scr is not None, "yes: bob's screen becomes the play view")
+        scr = ta.wait(lambda s: "online game" in s and "bob" in s)
+        check(scr is not None and re.search(r"\b0[12]:\d\d\b", scr),
+              "yes: alice's too, with the 2+1 clocks")
+        for t in (ta, tb):
+            t.type("resign")
+            t.keys("Enter")
+            t.type("quit")
+            t.keys("Enter")
+        scr = tb.wait(lambda s: "back in the lobby" in s and "Players" in s)
+        check(scr is not None and "alice declined your challenge %s" % ids[0]
+              in scr, "bob's lobby again; its log has alice's decline")
+        check(ta.wait(lambda s: "back in the lobby" in s) is not None,
+              "alice's lobby again")
+        ta.type("quit")
+        ta.keys("Enter")
+        check(ta.exit_status() == "0", "alice's lobby: quit, exit 0")
+    finally:
+        ta.close()
 
 
 def errors(a, b):
