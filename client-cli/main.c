@@ -12,6 +12,9 @@
  *   agon [...] export GAME-ID [-o FILE] | replay GAME-ID [--ply N]
  *   agon [...] games [--game G] [--player NAME] | watch GAME-ID
  *   agon [...] chat GAME-ID TEXT
+ *   agon [...] players [--prefix P] | lobby | join CODE
+ *   agon [...] challenge NAME GAME | invite GAME  [-o K=V]... [--tc ..]
+ *              [--side S] [--rated]
  *   --tls [--ca FILE]: TLS with certificate and host name verification
  *
  * Exit status: 0 success, 1 the server or the game said no, 2 usage.
@@ -30,6 +33,7 @@
 #include "config.h"
 #include "game.h"
 #include "history.h"
+#include "lobby.h"
 #include "online.h"
 #include "play.h"
 #include "session.h"
@@ -54,6 +58,8 @@ typedef struct opts {
   const char *side;  /* seek: the creator's side */
   const char *game;  /* games: filter by game name */
   const char *player; /* games: filter by player name */
+  const char *prefix; /* players: name prefix */
+  int rated;          /* challenge, invite: a rated game */
   sess_net net;      /* --tls, --ca, --source */
   const char *kv[GAME_MAX_OPTIONS * 2];
   int n_kv;
@@ -86,6 +92,14 @@ static void usage(FILE *f) {
       "  agon seeks [GAME]      the open seeks\n"
       "  agon accept SEEK-ID    take a seek, then play\n"
       "  agon games-mine        your live games\n"
+      "  agon lobby             the lobby screen (seeks, games, players,\n"
+      "                         challenges; plain `agon` on a terminal)\n"
+      "  agon players [--prefix P]  who is online (no login needed)\n"
+      "  agon challenge NAME GAME [seek's options] [--rated]\n"
+      "                         wait for NAME's answer, then play\n"
+      "  agon invite GAME [seek's options] [--rated]\n"
+      "                         a private game: print a code, then play\n"
+      "  agon join CODE         take an invitation, then play\n"
       "  agon play GAME-ID [--follow]\n"
       "                         rejoin a game (on a terminal: play it;\n"
       "                         otherwise print the screen, and with\n"
@@ -136,7 +150,7 @@ static int parse_args(int argc, char **argv, opts *o) {
         !strcmp(a, "--clock") || !strcmp(a, "--tc") ||
         !strcmp(a, "--side") || !strcmp(a, "--ca") ||
         !strcmp(a, "--game") || !strcmp(a, "--player") ||
-        !strcmp(a, "--source")) {
+        !strcmp(a, "--source") || !strcmp(a, "--prefix")) {
       if (!val) {
         fprintf(stderr, "agon: %s needs a value\n", a);
         return 2;
@@ -167,6 +181,8 @@ static int parse_args(int argc, char **argv, opts *o) {
         o->game = val;
       } else if (!strcmp(a, "--player")) {
         o->player = val;
+      } else if (!strcmp(a, "--prefix")) {
+        o->prefix = val;
       } else if (!strcmp(a, "--ca") || !strcmp(a, "--source")) {
         char *dst = a[2] == 'c' ? o->net.ca : o->net.source;
         size_t cap = a[2] == 'c' ? sizeof o->net.ca : sizeof o->net.source;
@@ -191,6 +207,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       o->json = 1;
     } else if (!strcmp(a, "--follow")) {
       o->follow = 1;
+    } else if (!strcmp(a, "--rated")) {
+      o->rated = 1;
     } else if (!strcmp(a, "--tls")) {
       o->net.tls = 1;
     } else if (!strcmp(a, "--password-stdin")) {
@@ -1206,12 +1224,75 @@ static int cmd_chat(const opts *o) {
   return 0;
 }
 
+/* ---- lobby (lobby.c): main.c's paths as callbacks ---------------------- */
+
+static int lobby_connect(const lobby_env *e, sess *s, int login, char *token,
+                         size_t cap, agon_err *err) {
+  if (login) return connect_player(e->arg, s, token, cap, err);
+  token[0] = 0;
+  return connect_server(e->arg, s, 0, err);
+}
+
+static int lobby_fail(const lobby_env *e, const char *what,
+                      const agon_err *err) {
+  return fail(e->arg, what, err);
+}
+
+static int lobby_finish(const lobby_env *e, sess *s, const char *token,
+                        json_t *start, int rc, const char *what,
+                        agon_err *err) {
+  start_wait w = {start};
+  return start_finish(e->arg, s, token, &w, rc, what, err);
+}
+
+/* From the lobby screen: a started game on its connection, or `play N`
+ * (cmd_game) and `watch N` (cmd_watch) on their own. */
+static int lobby_play(const lobby_env *e, sess *s, const char *token,
+                      const json_t *start, long long gid) {
+  if (start) return started(e->arg, s, token, (json_t *)start);
+  opts o = *(const opts *)e->arg;
+  char id[32];
+  snprintf(id, sizeof id, "%lld", gid);
+  o.pos[0] = "play";
+  o.pos[1] = id;
+  o.n_pos = 2;
+  return cmd_game(&o, "play");
+}
+
+static int lobby_watch(const lobby_env *e, long long gid) {
+  opts o = *(const opts *)e->arg;
+  char id[32];
+  snprintf(id, sizeof id, "%lld", gid);
+  o.pos[0] = "watch";
+  o.pos[1] = id;
+  o.n_pos = 2;
+  return cmd_watch(&o);
+}
+
+static int cmd_lobby(const opts *o, int (*fn)(const lobby_env *)) {
+  lobby_env e = {o->host, o->port, o->json, o->pos, o->n_pos, o->kv,
+                 o->n_kv, o->tc, o->side, o->prefix, o->rated,
+                 lobby_connect, lobby_fail, lobby_finish, lobby_play,
+                 lobby_watch, (void *)o};
+  return fn(&e);
+}
+
+/* Plain `agon` on a terminal with a saved session opens the lobby. */
+static int have_session(const opts *o) {
+  char key[300], name[64], token[160];
+  server_key(o, key, sizeof key);
+  return config_token_load(key, name, sizeof name, token, sizeof token) == 0;
+}
+
 int main(int argc, char **argv) {
   /* history, profile, leaderboard, export, replay: own options. */
   if (history_is_command(argc, argv)) return history_main(argc, argv);
   opts o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc;
+  if (o.n_pos == 0 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+      have_session(&o))
+    return cmd_lobby(&o, lobby_cmd_screen);
   if (o.n_pos == 0) {
     usage(stderr);
     return 2;
@@ -1235,6 +1316,11 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "games")) return cmd_games(&o);
   if (!strcmp(cmd, "watch")) return cmd_watch(&o);
   if (!strcmp(cmd, "chat")) return cmd_chat(&o);
+  if (!strcmp(cmd, "players")) return cmd_lobby(&o, lobby_cmd_players);
+  if (!strcmp(cmd, "challenge")) return cmd_lobby(&o, lobby_cmd_challenge);
+  if (!strcmp(cmd, "invite")) return cmd_lobby(&o, lobby_cmd_invite);
+  if (!strcmp(cmd, "join")) return cmd_lobby(&o, lobby_cmd_join);
+  if (!strcmp(cmd, "lobby")) return cmd_lobby(&o, lobby_cmd_screen);
   if (!strcmp(cmd, "play") || !strcmp(cmd, "move") || !strcmp(cmd, "resign") ||
       !strcmp(cmd, "draw"))
     return cmd_game(&o, cmd);

@@ -76,6 +76,7 @@ static const cmd cmd_table[] = {
     {"join", room_h_join, CMD_NEEDS_AUTH},
     {"leave", room_h_leave, CMD_NEEDS_AUTH},
     {"games_live", room_h_games_live, 0},
+    {"players", lobby_h_players, 0},
     {"watch", room_h_watch, 0},
     {"unwatch", room_h_unwatch, 0},
     {"chat", room_h_chat, CMD_NEEDS_AUTH},

@@ -112,6 +112,11 @@
 /* Seeks listed by `seeks`/`lobby_subscribe`: one reply line stays far
  * under the output high mark (~200 B per seek). */
 #define LOBBY_LIST_MAX 200
+/* Players listed by `players` (the online players): one reply line of
+ * ~80 B per player stays far under the output high mark, and a lobby
+ * screen shows a few dozen at most; a longer list is cut with more:true
+ * (narrow it with prefix). */
+#define LOBBY_PLAYERS_MAX 200
 /* Invitation code length: 10 characters of 32 = 50 bits. */
 #define LOBBY_CODE_LEN 10
 

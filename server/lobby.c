@@ -526,3 +526,73 @@ void lobby_h_invite_cancel(conn *c, proto_msg *m) {
   conn_reply_ok(c, m->type, m->id, NULL);
   offer_remove(c->srv, o, "cancelled");
 }
+
+/* ---- online players ------------------------------------------------------- */
+
+typedef struct online_player {
+  const char *name;  /* borrowed from one of its connections */
+  int64_t pid;
+} online_player;
+
+static int by_name(const void *a, const void *b) {
+  const online_player *x = a, *y = b;
+  int d = strcasecmp(x->name, y->name);
+  return d ? d : strcmp(x->name, y->name);
+}
+
+static int by_pid(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+void lobby_h_players(conn *c, proto_msg *m) {
+  const char *prefix = NULL;
+  json_int_t limit = LOBBY_PLAYERS_MAX;
+  agon_err e;
+  if (proto_unpack(m, &e, "{s?s, s?I}", "prefix", &prefix, "limit", &limit) != 0) {
+    conn_reply_err(c, m->type, m->id, e.code, e.msg);
+    return;
+  }
+  if (limit < 1 || limit > LOBBY_PLAYERS_MAX) {
+    char msg[64];
+    snprintf(msg, sizeof msg, "limit must be 1-%d", LOBBY_PLAYERS_MAX);
+    conn_reply_err(c, m->type, m->id, AGON_EBADFIELD, msg);
+    return;
+  }
+  struct server *s = c->srv;
+  size_t plen = prefix ? strlen(prefix) : 0;
+  /* A player counts once: at the first open connection of its chain in
+   * the player index (O(1) per connection), so the walk is O(conns). The
+   * scratch arrays are the only allocation: O(players matching). */
+  size_t cap = 0, n = 0;
+  for (conn *x = s->conns; x; x = x->next)
+    cap += x->player_id && !x->closing && conn_player_first(s, x->player_id) == x;
+  online_player *all = xmalloc((cap ? cap : 1) * sizeof *all);
+  for (conn *x = s->conns; x && n < cap; x = x->next) {
+    if (!x->player_id || x->closing || conn_player_first(s, x->player_id) != x)
+      continue;
+    if (plen && strncasecmp(x->name, prefix, plen) != 0) continue;
+    all[n].name = x->name;
+    all[n].pid = x->player_id;
+    n++;
+  }
+  if (n) qsort(all, n, sizeof *all, by_name);
+  int more = n > (size_t)limit;
+  if (more) n = (size_t)limit;
+  int64_t *pids = xmalloc((n ? n : 1) * sizeof *pids);
+  unsigned *games = xmalloc((n ? n : 1) * sizeof *games);
+  for (size_t i = 0; i < n; i++) pids[i] = all[i].pid;
+  qsort(pids, n, sizeof *pids, by_pid);
+  rooms_count_live(s, pids, games, n);
+  json_t *list = json_array();
+  for (size_t i = 0; i < n; i++) {
+    const int64_t *hit = bsearch(&all[i].pid, pids, n, sizeof *pids, by_pid);
+    json_array_append_new(list, json_pack("{s:s, s:I, s:i}", "name", all[i].name,
+                                          "player_id", (json_int_t)all[i].pid,
+                                          "games", (int)games[hit - pids]));
+  }
+  free(pids);
+  free(games);
+  free(all);
+  conn_reply_ok(c, m->type, m->id, json_pack("{s:o, s:b}", "players", list, "more", more));
+}

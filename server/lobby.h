@@ -33,5 +33,7 @@ void lobby_h_challenge_cancel(conn *c, proto_msg *m);
 void lobby_h_invite_create(conn *c, proto_msg *m);
 void lobby_h_invite_join(conn *c, proto_msg *m);
 void lobby_h_invite_cancel(conn *c, proto_msg *m);
+/* The players logged in now (no login needed to ask). */
+void lobby_h_players(conn *c, proto_msg *m);
 
 #endif

@@ -78,6 +78,25 @@ unsigned rooms_count(const struct server *s) {
   return s->rooms ? s->rooms->n : 0;
 }
 
+static int pid_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+void rooms_count_live(const struct server *s, const int64_t *pids,
+                      unsigned *games, size_t n) {
+  memset(games, 0, n * sizeof *games);
+  if (n == 0 || s->rooms == NULL) return;
+  for (const room *r = s->rooms->all; r; r = r->next) {
+    if (r->state == ROOM_OVER) continue;
+    for (int seat = 0; seat < 2; seat++) {
+      const int64_t *hit = bsearch(&r->player[seat], pids, n, sizeof *pids,
+                                   pid_cmp);
+      if (hit) games[hit - pids]++;
+    }
+  }
+}
+
 static room *room_find(struct server *s, int64_t id) {
   for (room *r = s->rooms->hash[hslot(id)]; r; r = r->hnext)
     if (r->id == id) return r;

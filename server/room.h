@@ -102,6 +102,12 @@ void rooms_specs_gone(conn *c);
  * events of sends it a fresh game_snapshot now. */
 void rooms_specs_drained(conn *c);
 
+/* games[i] = live (not over) games of player pids[i]; pids sorted
+ * ascending, n of them. One walk over the rooms: O(rooms log n), for the
+ * lobby's `players` list. */
+void rooms_count_live(const struct server *s, const int64_t *pids,
+                      unsigned *games, size_t n);
+
 /* Live rooms (for tests and memory measurements). */
 unsigned rooms_count(const struct server *s);
 
