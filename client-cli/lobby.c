@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "game.h"
+#include "history.h"
 #include "online.h"
 #include "play.h"
 #include "term.h"
@@ -558,8 +559,8 @@ static void say_err(lobby *l, const char *what, const agon_err *err) {
 static const char *const lobby_help[] = {
     "seek GAME [K=V]... [--tc 5+3|corr:D|untimed] [--side S] [--rated]",
     "accept N | challenge NAME GAME [opts] | yes N | no N (challenges to you)",
-    "invite GAME [opts] (prints a code) | join CODE | watch N | play N (yours)",
-    "filter GAME|all | help | quit   (a started game opens the play view)",
+    "invite GAME [opts] (code) | join CODE | cancel N (your seek/challenge)",
+    "watch N | play N (yours) | replay N (a finished game) | filter GAME|all | quit",
 };
 
 /* One command line of the lobby screen. Requests that fail say why in
@@ -646,7 +647,26 @@ static void lobby_submit(lobby *l, char *line) {
     rc = sess_request(&l->s, "invite_join", json_pack("{s:s}", "code", w[1]),
                       SESS_TIMEOUT_MS, &d, NULL, &err);
     if (rc) say_err(l, c, &err);
-  } else if (!strcmp(c, "watch") || !strcmp(c, "play")) {
+  } else if (!strcmp(c, "cancel")) {
+    if (n != 2 || word_id(w[1], &id)) {
+      say(l, "usage: cancel N (a seek or challenge of yours)");
+      return;
+    }
+    char key[32];
+    snprintf(key, sizeof key, "%lld", id);
+    int chal = json_object_get(l->mine, key) != NULL;
+    rc = sess_request(&l->s, chal ? "challenge_cancel" : "seek_cancel",
+                      json_pack("{s:I}", chal ? "challenge_id" : "seek_id",
+                                (json_int_t)id),
+                      SESS_TIMEOUT_MS, &d, NULL, &err);
+    if (rc) {
+      say_err(l, c, &err);
+    } else {
+      if (chal) json_object_del(l->mine, key);
+      say(l, "%s %lld cancelled", chal ? "challenge" : "seek", id);
+    }
+  } else if (!strcmp(c, "watch") || !strcmp(c, "play") ||
+             !strcmp(c, "replay")) {
     if (n != 2 || word_id(w[1], &id)) {
       say(l, "usage: %s N (a game id)", c);
       return;
@@ -665,6 +685,17 @@ static void lobby_leave_for(lobby *l, term *t) {
   l->start = NULL;
   const char *how = json_string_value(json_object_get(st, "lobby"));
   long long gid = jint(st, "game_id");
+  if (how && !strcmp(how, "replay")) {
+    /* The browser shares the terminal and the connection; lobby events
+     * keep arriving (and updating the lists) meanwhile. */
+    agon_err err;
+    int rc = history_replay(&l->s, gid, t, &err);
+    json_decref(st);
+    term_invalidate(t);
+    if (rc) say_err(l, "replay", &err);
+    else say(l, "back in the lobby after replaying game %lld", gid);
+    return;
+  }
   term_close(t);
   if (how && !strcmp(how, "watch")) l->e->watch(l->e, gid);
   else if (how) l->e->play(l->e, &l->s, l->token, NULL, gid);

@@ -224,6 +224,38 @@ def on_screen(a, b):
         r = a.run("resign", gid)
         check(r.returncode == 0, "alice resigns the challenge game")
 
+        # the history browser from the lobby, on the same connection
+        t.type("replay " + gid)
+        t.keys("Enter")
+        scr = t.wait(lambda s: re.search(r"game %s .*ply 0/" % gid, s))
+        check(scr is not None, "replay N opens the browser on the game")
+        t.type("q")
+        scr = t.wait_text("back in the lobby after replaying game " + gid)
+        check(scr is not None and "Players online" in scr,
+              "q returns to the lobby")
+        t.type("replay 999999")
+        t.keys("Enter")
+        check(t.wait(lambda s: re.search(r"replay: .*(not found|no such)", s,
+                                         re.I)) is not None,
+              "replay of an unknown game says so, the lobby stays")
+
+        # a seek posted and cancelled from the screen
+        t.type("seek gwezboell")
+        t.keys("Enter")
+        scr = t.wait(lambda s: re.search(r"seek (\d+) posted", s))
+        sid = re.search(r"seek (\d+) posted", scr or "").group(1) if scr else "0"
+        check(t.wait_text("Open seeks (1)") is not None, "the own seek listed")
+        t.type("cancel " + sid)
+        t.keys("Enter")
+        check(t.wait_text("seek %s cancelled" % sid) is not None and
+              t.wait_text("Open seeks (0)") is not None,
+              "cancel N withdraws the seek, the list empties")
+        t.type("cancel " + sid)
+        t.keys("Enter")
+        check(t.wait(lambda s: re.search(r"cancel: .*(not found|no such)", s,
+                                         re.I)) is not None,
+              "cancelling it again: not found")
+
         # errors from the screen
         t.type("challenge nobody gomony")
         t.keys("Enter")
