@@ -316,6 +316,10 @@ def claim_after_disconnect(alice, bob, carol, proxy, rng):
         check(m is not None and 1 <= int(m.group(1)) <= GRACE_MS // 1000,
               "claim: alice's status counts down the grace (%r)" %
               (m.group(0) if m else tab.a.screen()))
+        tab.a.type("claim")
+        tab.a.keys("Enter")
+        s = tab.a.wait_text("claim: claim win or claim draw", timeout=WAIT)
+        check(s is not None, "claim: without win/draw it says how")
         tab.a.type("claim win")
         tab.a.keys("Enter")
         s = tab.a.wait_text("claim: the grace period ends in", timeout=WAIT)
