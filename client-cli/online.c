@@ -36,9 +36,55 @@ static void set_names(online *o) {
   }
 }
 
+/* The status line while the opponent is away: a countdown to the claim
+ * (redrawn by be_pump, the view polls at least every 250 ms). */
+static void gone_status(online *o) {
+  if (!o->opp_gone || o->end || o->my_seat < 0) return;
+  const char *who = o->names[1 - o->my_seat];
+  long long left = o->claim_at - play_now_ms();
+  if (left > 0)
+    snprintf(o->p->status, sizeof o->p->status,
+             "%s disconnected \u2014 you may claim in %lld s", who,
+             (left + 999) / 1000);
+  else
+    snprintf(o->p->status, sizeof o->p->status,
+             "%s disconnected \u2014 you may claim now: claim win or claim "
+             "draw", who);
+}
+
+static void set_gone(online *o, long long claim_in_ms) {
+  if (o->my_seat < 0 || o->watching) return;
+  o->opp_gone = 1;
+  o->claim_at = play_now_ms() + (claim_in_ms > 0 ? claim_in_ms : 0);
+  gone_status(o);
+}
+
+static void clear_gone(online *o) {
+  if (!o->opp_gone) return;
+  o->opp_gone = 0;
+  if (o->end) return;  /* the status shows the result */
+  o->p->status[0] = 0;
+  int opp = o->my_seat >= 0 ? 1 - o->my_seat : -1;
+  if (opp >= 0 && o->p->draw_offer >= 0 &&
+      o->p->draw_offer == side_of_seat(o, opp))
+    snprintf(o->p->status, sizeof o->p->status,
+             "%s offers a draw: accept or decline.", o->names[opp]);
+}
+
+/* join's snapshot says whether the opponent is attached (players only). */
+static void snapshot_presence(online *o, const json_t *g) {
+  const json_t *oc = json_object_get(g, "opponent_connected");
+  const json_t *ci = json_object_get(g, "claim_in_ms");
+  if (json_is_false(oc) && json_is_integer(ci))
+    set_gone(o, json_integer_value(ci));
+  else if (json_is_true(oc))
+    clear_gone(o);
+}
+
 static void apply_end(online *o, const json_t *ev) {
   if (o->end) return;
   o->end = json_incref((json_t *)ev);
+  o->opp_gone = 0;
   play *p = o->p;
   const char *result = json_string_value(json_object_get(ev, "result"));
   const char *reason = json_string_value(json_object_get(ev, "reason"));
@@ -101,10 +147,12 @@ static void apply_event_inner(online *o, const json_t *ev) {
   if (!strcmp(name, "opponent_gone")) {
     snprintf(p->message, sizeof p->message,
              "Your opponent is disconnected.");
+    set_gone(o, json_integer_value(json_object_get(ev, "grace_ms")));
     return;
   }
   if (!strcmp(name, "opponent_back")) {
     snprintf(p->message, sizeof p->message, "Your opponent is back.");
+    clear_gone(o);
     return;
   }
   if (!strcmp(name, "game_reload") || !strcmp(name, "game_snapshot")) {
@@ -240,6 +288,15 @@ static int be_command(play *p, const char *cmd, const char *rest,
              "You are watching this game: say TEXT chats, quit leaves.");
     return AGON_EFORBIDDEN;
   }
+  if (!strcmp(cmd, "claim")) {
+    agon_err err;
+    agon_err_clear(&err);
+    int rc = strcmp(rest, "win") && strcmp(rest, "draw")
+                 ? agon_err_set(&err, AGON_EINVAL, "claim win or claim draw")
+                 : online_claim(o, rest, &err);
+    if (rc) snprintf(p->message, sizeof p->message, "claim: %s", err.msg);
+    return rc;
+  }
   if (!strcmp(cmd, "resign")) type = "resign";
   else if (!strcmp(cmd, "draw")) type = "draw_offer";
   else if (!strcmp(cmd, "accept")) type = "draw_accept";
@@ -269,6 +326,7 @@ static int be_pump(play *p, void *arg) {
   online *o = arg;
   agon_err err;
   agon_err_clear(&err);
+  gone_status(o);
   if (!o->lost && !o->resync) {
     int rc = sess_pump(o->s, 0, &err);
     if (lost(rc) || o->s->closed) {
@@ -417,6 +475,7 @@ int online_join(online *o, agon_err *err) {
     /* First join, or too much missed: the snapshot is the truth. */
     rc = online_load(o, json_object_get(d, "game"), err);
   }
+  if (rc == 0) snapshot_presence(o, json_object_get(d, "game"));
   o->lost = 0;
   o->resync = 0;
   json_decref(d);
@@ -486,17 +545,21 @@ int online_move(online *o, const char *move, agon_err *err) {
   }
 }
 
-int online_action(online *o, const char *type, agon_err *err) {
+/* A game action with its fields (NULL: none; borrowed), sent again once
+ * after a reconnection; waits for the event at the reply's seq. */
+static int action(online *o, const char *type, const json_t *fields,
+                  agon_err *err) {
   json_t *f = json_pack("{s:I}", "game_id", (json_int_t)o->game_id);
+  if (fields) json_object_update(f, (json_t *)fields);
   json_t *d = NULL;
   int rc = sess_request(o->s, type, f, SESS_TIMEOUT_MS, &d, NULL, err);
   if (lost(rc)) {
     rc = reconnect(o, err);
     if (rc) return rc;
     d = NULL;
-    rc = sess_request(o->s, type,
-                      json_pack("{s:I}", "game_id", (json_int_t)o->game_id),
-                      SESS_TIMEOUT_MS, &d, NULL, err);
+    f = json_pack("{s:I}", "game_id", (json_int_t)o->game_id);
+    if (fields) json_object_update(f, (json_t *)fields);
+    rc = sess_request(o->s, type, f, SESS_TIMEOUT_MS, &d, NULL, err);
   }
   if (rc) return rc;
   long long want = json_integer_value(json_object_get(d, "seq"));
@@ -505,6 +568,17 @@ int online_action(online *o, const char *type, agon_err *err) {
   while (want > 0 && o->seq < want && play_now_ms() < deadline)
     if (sess_pump(o->s, 100, err)) break;
   return 0;
+}
+
+int online_action(online *o, const char *type, agon_err *err) {
+  return action(o, type, NULL, err);
+}
+
+int online_claim(online *o, const char *result, agon_err *err) {
+  json_t *f = json_pack("{s:s}", "result", result);
+  int rc = action(o, "claim", f, err);
+  json_decref(f);
+  return rc;
 }
 
 int online_chat(online *o, const char *text, agon_err *err) {

@@ -52,6 +52,12 @@ typedef struct online {
                               moves, chat in the spectators' room */
   long long spectators;    /* the count, from the snapshot and the
                               `spectators` events (-1 unknown) */
+  /* The opponent's connection is gone (opponent_gone, or join's snapshot
+   * with opponent_connected false): the status line counts down to
+   * claim_at (monotonic ms), when `claim win|draw` becomes possible.
+   * Cleared by opponent_back and by the end of the game. */
+  int opp_gone;
+  long long claim_at;
   char mode[64];           /* the view's title (watch mode shows the count) */
   /* The last two chat lines, oldest first: the view's two message rows
    * are the chat panel (another message replaces them until the next
@@ -81,6 +87,9 @@ int online_join(online *o, agon_err *err);
 int online_move(online *o, const char *move, agon_err *err);
 /* A game action request (resign, draw_offer, ...): 0 or AGON_E*. */
 int online_action(online *o, const char *type, agon_err *err);
+/* claim after the opponent's disconnection: result "win" or "draw".
+ * 0, or AGON_E* (the server's bad_state while the grace period runs). */
+int online_claim(online *o, const char *result, agon_err *err);
 /* Read what has arrived (waiting up to timeout_ms), reconnecting when the
  * connection was lost. 0 or an AGON_E* code. */
 int online_pump(online *o, int timeout_ms, agon_err *err);

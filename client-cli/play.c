@@ -13,7 +13,7 @@
 #include "complete.h"
 
 const char *const play_commands[] = {
-    "abort", "accept", "chat", "decline", "draw", "help", "moves",
+    "abort", "accept", "chat", "claim", "decline", "draw", "help", "moves",
     "quit", "rematch", "resign", "rules", "say", NULL};
 
 static const char help_text[] =
@@ -27,6 +27,8 @@ static const char help_text[] =
     "  draw            offer a draw; the opponent types accept or decline\n"
     "  abort           leave the game without a result\n"
     "  rematch         after the game: the same game again\n"
+    "  claim win|draw  online, the opponent gone past the grace period:\n"
+    "                  end the game (the status line counts down)\n"
     "  chat TEXT       talk to the opponent (online; say TEXT as well;\n"
     "                  watching: to the other spectators)\n"
     "  quit            leave agon\n"
@@ -199,6 +201,10 @@ static int local_command(play *p, const char *cmd, const char *rest) {
   if (!strcmp(cmd, "chat")) {
     set_msg(p, "chat is for online games (you said: %s)", rest);
     return 0;
+  }
+  if (!strcmp(cmd, "claim")) {
+    set_msg(p, "claim is for online games (an opponent who left)");
+    return AGON_ESTATE;
   }
   if (!strcmp(cmd, "abort")) {
     p->quit = 1;

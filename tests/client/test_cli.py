@@ -76,6 +76,9 @@ check("Light offers a draw" in r.stdout and
       "Rematch: a new game has started." in r.stdout and
       "Game over: Light wins (resignation)" in r.stdout,
       "draw, accept, rematch and resign in a local game")
+r = run([AGON, "local", "gwezboell"], env=ENV, stdin="claim win\n")
+check("claim is for online games" in r.stdout and "Game over" not in r.stdout,
+      "claim in a local game is refused, the game goes on")
 r = run([AGON, "local", "gwezboell"], env=ENV, stdin="e3-e4\n")
 check("the way is blocked at e4" in r.stdout or "e4 is occupied" in r.stdout
       or "illegal" in r.stdout or "occupied" in r.stdout,

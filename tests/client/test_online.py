@@ -86,6 +86,7 @@ class Proxy:
             except OSError:
                 c.close()
                 continue
+            u.settimeout(None)  # the 5 s were for connecting: idle is fine
             with self.lock:
                 self.socks += [c, u]
                 self.accepted += 1
