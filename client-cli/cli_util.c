@@ -76,3 +76,30 @@ char *cli_buf_take(cli_buf *b) {
   cli_buf_init(b);
   return s;
 }
+
+void cli_print_json(json_t *j) {
+  char *s = json_dumps(j, JSON_COMPACT);
+  puts(s ? s : "{}");
+  free(s);
+  json_decref(j);
+}
+
+int cli_fail(int json, const char *what, const agon_err *err) {
+  if (json) {
+    cli_print_json(json_pack("{s:b, s:s, s:{s:s, s:s}}", "ok", 0, "command",
+                             what, "error", "code", agon_err_name(err->code),
+                             "message", err->msg));
+  } else {
+    fprintf(stderr, "agon: %s: %s\n", what, err->msg);
+  }
+  return 1;
+}
+
+const char *cli_jstr(const json_t *o, const char *key) {
+  const char *s = json_string_value(json_object_get(o, key));
+  return s ? s : "";
+}
+
+long long cli_jint(const json_t *o, const char *key) {
+  return (long long)json_integer_value(json_object_get(o, key));
+}

@@ -205,39 +205,11 @@ static int parse_args(int argc, char **argv, hopts *o) {
   return 0;
 }
 
-/* ---- output helpers ------------------------------------------------------ */
-
-/* A failure: text on stderr, or a JSON line on stdout. Returns 1. */
 static int fail(const hopts *o, const char *what, const agon_err *err) {
-  if (o->json) {
-    json_t *j = json_pack("{s:b, s:s, s:{s:s, s:s}}", "ok", 0, "command",
-                          what, "error", "code", agon_err_name(err->code),
-                          "message", err->msg);
-    char *s = json_dumps(j, JSON_COMPACT);
-    puts(s ? s : "{}");
-    free(s);
-    json_decref(j);
-  } else {
-    fprintf(stderr, "agon: %s: %s\n", what, err->msg);
-  }
-  return 1;
+  return cli_fail(o->json, what, err);
 }
 
-static void print_json(json_t *j) {  /* steals */
-  char *s = json_dumps(j, JSON_COMPACT);
-  puts(s ? s : "{}");
-  free(s);
-  json_decref(j);
-}
-
-static const char *jstr(const json_t *o, const char *key) {
-  const char *s = json_string_value(json_object_get(o, key));
-  return s ? s : "";
-}
-
-static long long jint(const json_t *o, const char *key) {
-  return (long long)json_integer_value(json_object_get(o, key));
-}
+/* ---- output helpers ------------------------------------------------------ */
 
 static int connect_to(const hopts *o, sess *s, agon_err *err) {
   if (o->net.ca[0] && !o->net.tls) {
@@ -363,7 +335,7 @@ static const char *name_on_side(const json_t *players, long long side) {
 
 static void history_row(const json_t *g, int with_outcome) {
   char date[32], players[160], result[80];
-  fmt_date(jint(g, "created_at"), date, sizeof date);
+  fmt_date(cli_jint(g, "created_at"), date, sizeof date);
   const json_t *pl = json_object_get(g, "players");
   const char *n0 = json_string_value(
       json_object_get(json_array_get(pl, 0), "name"));
@@ -371,19 +343,19 @@ static void history_row(const json_t *g, int with_outcome) {
       json_object_get(json_array_get(pl, 1), "name"));
   snprintf(players, sizeof players, "%s vs %s", n0 ? n0 : "?",
            n1 ? n1 : "?");
-  const char *res = jstr(g, "result");
+  const char *res = cli_jstr(g, "result");
   if (!strcmp(res, "win")) {
-    const char *w = name_on_side(pl, jint(g, "winner_side"));
+    const char *w = name_on_side(pl, cli_jint(g, "winner_side"));
     snprintf(result, sizeof result, "%s won", w ? w : "?");
   } else if (!strcmp(res, "draw")) {
     snprintf(result, sizeof result, "draw");
   } else {
-    snprintf(result, sizeof result, "%s", jstr(g, "status"));
+    snprintf(result, sizeof result, "%s", cli_jstr(g, "status"));
   }
-  const char *reason = jstr(g, "reason");
-  printf("%-6lld %-16s %-16s %-24s %-14s %-14s %5lld %s", jint(g, "game_id"),
-         date, jstr(g, "game"), players, result, reason[0] ? reason : "-",
-         jint(g, "moves"), json_is_true(json_object_get(g, "rated")) ? "yes"
+  const char *reason = cli_jstr(g, "reason");
+  printf("%-6lld %-16s %-16s %-24s %-14s %-14s %5lld %s", cli_jint(g, "game_id"),
+         date, cli_jstr(g, "game"), players, result, reason[0] ? reason : "-",
+         cli_jint(g, "moves"), json_is_true(json_object_get(g, "rated")) ? "yes"
                                                                     : "no");
   if (with_outcome) {
     const char *oc = json_string_value(json_object_get(g, "outcome"));
@@ -449,7 +421,7 @@ static int cmd_history(const hopts *o, int argc, char **argv) {
     json_t *g;
     json_array_foreach(games, i, g) {
       if (o->json) {
-        print_json(json_incref(g));
+        cli_print_json(json_incref(g));
         continue;
       }
       if (!header++) {
@@ -496,12 +468,12 @@ static int cmd_profile(const hopts *o) {
   if (o->json) {
     json_object_set_new(d, "ok", json_true());
     json_object_set_new(d, "command", json_string("profile"));
-    print_json(d);
+    cli_print_json(d);
     return 0;
   }
   printf("%s: %lld played, %lld won, %lld lost, %lld drawn, %lld ongoing\n",
-         jstr(d, "name"), jint(d, "played"), jint(d, "wins"),
-         jint(d, "losses"), jint(d, "draws"), jint(d, "ongoing"));
+         cli_jstr(d, "name"), cli_jint(d, "played"), cli_jint(d, "wins"),
+         cli_jint(d, "losses"), cli_jint(d, "draws"), cli_jint(d, "ongoing"));
   const json_t *bg = json_object_get(d, "by_game");
   if (json_object_size(bg)) {
     printf("%-16s %6s %6s %6s %6s\n", "GAME", "PLAYED", "WON", "LOST",
@@ -509,8 +481,8 @@ static int cmd_profile(const hopts *o) {
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)bg, k, v)
-      printf("%-16s %6lld %6lld %6lld %6lld\n", k, jint(v, "played"),
-             jint(v, "wins"), jint(v, "losses"), jint(v, "draws"));
+      printf("%-16s %6lld %6lld %6lld %6lld\n", k, cli_jint(v, "played"),
+             cli_jint(v, "wins"), cli_jint(v, "losses"), cli_jint(v, "draws"));
   }
   json_decref(d);
   return 0;
@@ -536,7 +508,7 @@ static int cmd_leaderboard(const hopts *o) {
     if (o->json) {
       json_object_set_new(d, "ok", json_true());
       json_object_set_new(d, "command", json_string("leaderboard"));
-      print_json(d);
+      cli_print_json(d);
     } else {
       if (gi) putchar('\n');
       printf("%s\n", game);
@@ -546,9 +518,9 @@ static int cmd_leaderboard(const hopts *o) {
       size_t i;
       json_t *p;
       json_array_foreach(pl, i, p)
-        printf("  %-4zu %-24s %8.1f %7.1f %6lld\n", i + 1, jstr(p, "name"),
+        printf("  %-4zu %-24s %8.1f %7.1f %6lld\n", i + 1, cli_jstr(p, "name"),
                json_number_value(json_object_get(p, "rating")),
-               json_number_value(json_object_get(p, "rd")), jint(p, "games"));
+               json_number_value(json_object_get(p, "rd")), cli_jint(p, "games"));
       json_decref(d);
     }
     if (o->n_pos == 2) break;
@@ -629,7 +601,7 @@ static int cmd_export(const hopts *o) {
   }
   if (o->out) {
     if (o->json)
-      print_json(json_pack("{s:b, s:s, s:I, s:s, s:I}", "ok", 1, "command",
+      cli_print_json(json_pack("{s:b, s:s, s:I, s:s, s:I}", "ok", 1, "command",
                            "export", "game_id", (json_int_t)gid, "file",
                            o->out, "bytes", (json_int_t)len));
     else
@@ -674,7 +646,7 @@ static const char replay_keys[] =
 /* The record's ending as the rules core's outcome (ended from outside
  * the rules: resign, time, agreement...). Ongoing when it has none. */
 static game_outcome record_outcome(const replay *r) {
-  const char *res = jstr(r->rec, "result");
+  const char *res = cli_jstr(r->rec, "result");
   const char *reason = json_string_value(json_object_get(r->rec, "reason"));
   if (!reason) reason = "";
   if (!strcmp(res, "win")) {
@@ -694,7 +666,7 @@ static int replay_goto(replay *r, size_t ply, agon_err *err) {
   int rc = play_init(&r->p, &r->setup, r->seed, NULL, err);
   if (rc) return rc;
   for (size_t i = 0; i < ply; i++) {
-    const char *mv = jstr(json_array_get(r->moves, i), "move");
+    const char *mv = cli_jstr(json_array_get(r->moves, i), "move");
     rc = play_apply(&r->p, mv, err);
     if (rc) {
       char why[sizeof err->msg];
@@ -760,7 +732,7 @@ static int replay_load(sess *s, long long gid, replay **out, agon_err *err) {
   if (rc) goto out;
   r->rec = json_incref(json_object_get(d, "game"));
   json_decref(d);
-  const char *gname = jstr(r->rec, "game");
+  const char *gname = cli_jstr(r->rec, "game");
   const game_vtable *vt = game_find(gname);
   if (!vt) {
     rc = agon_err_set(err, AGON_EUNKNOWNGAME, "unknown game '%s'", gname);
@@ -802,21 +774,21 @@ static int replay_load(sess *s, long long gid, replay **out, agon_err *err) {
   size_t i;
   json_t *pl;
   json_array_foreach(json_object_get(r->rec, "players"), i, pl) {
-    long long seat = jint(pl, "seat");
+    long long seat = cli_jint(pl, "seat");
     const json_t *sd = json_object_get(pl, "side");
     if (seat < 0 || seat > 1 || !json_is_integer(sd)) continue;
     int side = (int)json_integer_value(sd);
     if (side < 0 || side > 1) continue;
     r->seat_side[seat] = side;
-    snprintf(r->names[side], sizeof r->names[side], "%s", jstr(pl, "name"));
+    snprintf(r->names[side], sizeof r->names[side], "%s", cli_jstr(pl, "name"));
   }
   r->moves = json_object_get(r->rec, "moves");
   r->n = json_array_size(r->moves);
   game_outcome oc = record_outcome(r);
   if (oc.result == GAME_ONGOING) {
-    snprintf(r->final, sizeof r->final, "%s", jstr(r->rec, "status"));
+    snprintf(r->final, sizeof r->final, "%s", cli_jstr(r->rec, "status"));
     snprintf(r->title_result, sizeof r->title_result, "%s",
-             jstr(r->rec, "status"));
+             cli_jstr(r->rec, "status"));
   } else {
     view_outcome_text(vt, oc, r->final, sizeof r->final);
     if (oc.result == GAME_DRAW)
@@ -1071,7 +1043,7 @@ static int cmd_replay(const hopts *o) {
   }
   if (o->ply >= 0) replay_step(r, (size_t)o->ply);
   if (o->json) {
-    print_json(replay_json(r));
+    cli_print_json(replay_json(r));
   } else {
     char *txt = replay_text(r);
     fputs(txt, stdout);

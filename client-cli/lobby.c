@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "game.h"
 #include "history.h"
 #include "online.h"
@@ -57,22 +58,6 @@ json_t *lobby_game_fields(const char *game, const char *const *kv, int n_kv,
                    side ? side : "random", "rated", rated);
 }
 
-static void print_json(json_t *j) {  /* steals */
-  char *s = json_dumps(j, JSON_COMPACT);
-  puts(s ? s : "{}");
-  free(s);
-  json_decref(j);
-}
-
-static const char *jstr(const json_t *o, const char *k) {
-  const char *s = json_string_value(json_object_get(o, k));
-  return s ? s : "";
-}
-
-static long long jint(const json_t *o, const char *k) {
-  return (long long)json_integer_value(json_object_get(o, k));
-}
-
 /* ---- scriptable commands ------------------------------------------------ */
 
 int lobby_cmd_players(const lobby_env *e) {
@@ -103,12 +88,12 @@ int lobby_cmd_players(const lobby_env *e) {
     else printf("%-24s %-8s %s\n", "NAME", "ID", "GAMES");
   }
   json_array_foreach(list, i, p) {
-    if (e->json) print_json(json_incref(p));
-    else printf("%-24s %-8lld %lld\n", jstr(p, "name"), jint(p, "player_id"),
-                jint(p, "games"));
+    if (e->json) cli_print_json(json_incref(p));
+    else printf("%-24s %-8lld %lld\n", cli_jstr(p, "name"), cli_jint(p, "player_id"),
+                cli_jint(p, "games"));
   }
   if (more) {
-    if (e->json) print_json(json_pack("{s:b}", "more", 1));
+    if (e->json) cli_print_json(json_pack("{s:b}", "more", 1));
     else puts("... more players: narrow the list with --prefix");
   }
   json_decref(d);
@@ -125,12 +110,12 @@ typedef struct wait_ev {
 static void wait_cb(sess *s, const json_t *ev, void *arg) {
   (void)s;
   wait_ev *w = arg;
-  const char *name = jstr(ev, "event");
+  const char *name = cli_jstr(ev, "event");
   if (!strcmp(name, "game_start") && !w->start)
     w->start = json_incref((json_t *)ev);
   else if (!strcmp(name, "challenge_removed") && w->challenge &&
-           jint(ev, "challenge_id") == w->challenge)
-    snprintf(w->removed, sizeof w->removed, "%s", jstr(ev, "reason"));
+           cli_jint(ev, "challenge_id") == w->challenge)
+    snprintf(w->removed, sizeof w->removed, "%s", cli_jstr(ev, "reason"));
 }
 
 /* Wait for game_start (or, challenging, its removal) while connected. The
@@ -184,9 +169,9 @@ static int offer_cmd(const lobby_env *e, int is_challenge) {
     json_decref(f);
   }
   if (!rc && is_challenge) {
-    w.challenge = jint(d, "challenge_id");
+    w.challenge = cli_jint(d, "challenge_id");
     if (e->json)
-      print_json(json_pack("{s:b, s:s, s:I, s:s}", "ok", 1, "command",
+      cli_print_json(json_pack("{s:b, s:s, s:I, s:s}", "ok", 1, "command",
                            what, "challenge_id", (json_int_t)w.challenge,
                            "to", e->pos[1]));
     else
@@ -194,14 +179,14 @@ static int offer_cmd(const lobby_env *e, int is_challenge) {
              w.challenge, e->pos[1]);
   } else if (!rc) {
     if (e->json)
-      print_json(json_pack("{s:b, s:s, s:I, s:s}", "ok", 1, "command",
+      cli_print_json(json_pack("{s:b, s:s, s:I, s:s}", "ok", 1, "command",
                            what, "invite_id",
-                           (json_int_t)jint(d, "invite_id"), "code",
-                           jstr(d, "code")));
+                           (json_int_t)cli_jint(d, "invite_id"), "code",
+                           cli_jstr(d, "code")));
     else
       printf("invitation %lld: code %s (agon join %s); waiting "
              "(Ctrl-C cancels)\n",
-             jint(d, "invite_id"), jstr(d, "code"), jstr(d, "code"));
+             cli_jint(d, "invite_id"), cli_jstr(d, "code"), cli_jstr(d, "code"));
   }
   json_decref(d);
   fflush(stdout);
@@ -282,7 +267,7 @@ static void drop_by_id(json_t *arr, const char *key, long long id) {
   size_t i;
   json_t *v;
   json_array_foreach(arr, i, v) {
-    if (jint(v, key) == id) {
+    if (cli_jint(v, key) == id) {
       json_array_remove(arr, i);
       return;
     }
@@ -292,28 +277,28 @@ static void drop_by_id(json_t *arr, const char *key, long long id) {
 static void lobby_event(sess *s, const json_t *ev, void *arg) {
   (void)s;
   lobby *l = arg;
-  const char *name = jstr(ev, "event");
+  const char *name = cli_jstr(ev, "event");
   if (!strcmp(name, "seek_added")) {
     const json_t *sk = json_object_get(ev, "seek");
     if (json_is_object(sk)) {
-      drop_by_id(l->seeks, "seek_id", jint(sk, "seek_id"));
+      drop_by_id(l->seeks, "seek_id", cli_jint(sk, "seek_id"));
       json_array_append(l->seeks, (json_t *)sk);
     }
   } else if (!strcmp(name, "seek_removed")) {
-    drop_by_id(l->seeks, "seek_id", jint(ev, "seek_id"));
+    drop_by_id(l->seeks, "seek_id", cli_jint(ev, "seek_id"));
   } else if (!strcmp(name, "challenge")) {
-    drop_by_id(l->chals, "challenge_id", jint(ev, "challenge_id"));
+    drop_by_id(l->chals, "challenge_id", cli_jint(ev, "challenge_id"));
     json_array_append(l->chals, (json_t *)ev);
     say(l, "challenge %lld from %s: %s %s (yes %lld / no %lld)",
-        jint(ev, "challenge_id"), jstr(ev, "from"), jstr(ev, "game"),
-        jstr(ev, "time_control"), jint(ev, "challenge_id"),
-        jint(ev, "challenge_id"));
+        cli_jint(ev, "challenge_id"), cli_jstr(ev, "from"), cli_jstr(ev, "game"),
+        cli_jstr(ev, "time_control"), cli_jint(ev, "challenge_id"),
+        cli_jint(ev, "challenge_id"));
   } else if (!strcmp(name, "challenge_removed")) {
-    long long id = jint(ev, "challenge_id");
+    long long id = cli_jint(ev, "challenge_id");
     char key[32];
     snprintf(key, sizeof key, "%lld", id);
     const char *to = json_string_value(json_object_get(l->mine, key));
-    const char *why = jstr(ev, "reason");
+    const char *why = cli_jstr(ev, "reason");
     /* accepted: game_start follows, the play view says the rest. */
     if (to && !strcmp(why, "declined"))
       say(l, "%s declined your challenge %lld", to, id);
@@ -361,7 +346,7 @@ static int lobby_refresh(lobby *l, int subscribe, agon_err *err) {
 }
 
 static int shown(const lobby *l, const json_t *item) {
-  return !l->filter[0] || !strcmp(jstr(item, "game"), l->filter);
+  return !l->filter[0] || !strcmp(cli_jstr(item, "game"), l->filter);
 }
 
 /* Draw the lobby into f. Layout (80x24; a larger screen gives the panels
@@ -412,14 +397,14 @@ static void lobby_render(const lobby *l, term_frame *f, int *crow,
       term_printf(f, row, 0, dim, "  ... %zu more", total - n);
       break;
     }
-    const char *by = jstr(v, "by");
+    const char *by = cli_jstr(v, "by");
     int me = !strcasecmp(by, l->s.name);
     /* 46 columns; '*' after the id marks a rated seek. */
     term_printf(f, row++, 0, me ? dim : TERM_PLAIN,
-                "%4lld%c%-15.15s %-10.10s %-7.7s %.6s", jint(v, "seek_id"),
+                "%4lld%c%-15.15s %-10.10s %-7.7s %.6s", cli_jint(v, "seek_id"),
                 json_is_true(json_object_get(v, "rated")) ? '*' : ' ',
-                jstr(v, "game"), by, jstr(v, "time_control"),
-                jstr(v, "side"));
+                cli_jstr(v, "game"), by, cli_jstr(v, "time_control"),
+                cli_jstr(v, "side"));
     n++;
   }
   if (!total) term_put(f, row, 2, dim, "none: seek GAME to post one", lw);
@@ -438,11 +423,11 @@ static void lobby_render(const lobby *l, term_frame *f, int *crow,
     }
     const json_t *pl = json_object_get(v, "players");
     snprintf(buf, sizeof buf, "%s-%s",
-             jstr(json_array_get(pl, 0), "name"),
-             jstr(json_array_get(pl, 1), "name"));
+             cli_jstr(json_array_get(pl, 0), "name"),
+             cli_jstr(json_array_get(pl, 1), "name"));
     term_printf(f, row++, 0, TERM_PLAIN, "%4lld %-15.15s %-13.13s %-5.5s %2lld mv",
-                jint(v, "game_id"), jstr(v, "game"), buf,
-                jstr(v, "time_control"), jint(v, "moves"));
+                cli_jint(v, "game_id"), cli_jstr(v, "game"), buf,
+                cli_jstr(v, "time_control"), cli_jint(v, "moves"));
     n++;
   }
   if (!total) term_put(f, row, 2, dim, "none", lw);
@@ -458,8 +443,8 @@ static void lobby_render(const lobby *l, term_frame *f, int *crow,
       term_printf(f, row, rc0, dim, "  ... %zu more", total - n);
       break;
     }
-    const char *name = jstr(v, "name");
-    long long g = jint(v, "games");
+    const char *name = cli_jstr(v, "name");
+    long long g = cli_jint(v, "games");
     int me = !strcasecmp(name, l->s.name);
     char gtxt[32] = "";
     if (me) snprintf(gtxt, sizeof gtxt, "(you)");
@@ -478,8 +463,8 @@ static void lobby_render(const lobby *l, term_frame *f, int *crow,
   json_array_foreach(l->chals, i, v) {
     if ((int)n == n_chal) break;
     term_printf(f, row++, rc0, term_st(TERM_YELLOW, 0, TERM_BOLD),
-                "%3lld %-8.8s %s %s", jint(v, "challenge_id"),
-                jstr(v, "from"), jstr(v, "game"), jstr(v, "time_control"));
+                "%3lld %-8.8s %s %s", cli_jint(v, "challenge_id"),
+                cli_jstr(v, "from"), cli_jstr(v, "game"), cli_jstr(v, "time_control"));
     n++;
   }
   if (!total) term_put(f, row, rc0 + 2, dim, "none", 30);
@@ -602,10 +587,10 @@ static void lobby_submit(lobby *l, char *line) {
                       SESS_TIMEOUT_MS, &d, NULL, &err);
     if (rc) say_err(l, c, &err);
     else if (seek)
-      say(l, "seek %lld posted: waiting for an opponent", jint(d, "seek_id"));
+      say(l, "seek %lld posted: waiting for an opponent", cli_jint(d, "seek_id"));
     else
-      say(l, "invitation %lld: code %s (agon join %s)", jint(d, "invite_id"),
-          jstr(d, "code"), jstr(d, "code"));
+      say(l, "invitation %lld: code %s (agon join %s)", cli_jint(d, "invite_id"),
+          cli_jstr(d, "code"), cli_jstr(d, "code"));
   } else if (!strcmp(c, "challenge")) {
     if (n < 3) {
       say(l, "usage: challenge NAME GAME [K=V]... [--tc TC] [--side S]");
@@ -619,7 +604,7 @@ static void lobby_submit(lobby *l, char *line) {
       say_err(l, c, &err);
     } else {
       char key[32];
-      snprintf(key, sizeof key, "%lld", jint(d, "challenge_id"));
+      snprintf(key, sizeof key, "%lld", cli_jint(d, "challenge_id"));
       json_object_set_new(l->mine, key, json_string(w[1]));
       say(l, "challenge %s sent to %s: waiting for the answer", key, w[1]);
     }
@@ -684,7 +669,7 @@ static void lobby_leave_for(lobby *l, term *t) {
   json_t *st = l->start;
   l->start = NULL;
   const char *how = json_string_value(json_object_get(st, "lobby"));
-  long long gid = jint(st, "game_id");
+  long long gid = cli_jint(st, "game_id");
   if (how && !strcmp(how, "replay")) {
     /* The browser shares the terminal and the connection; lobby events
      * keep arriving (and updating the lists) meanwhile. */

@@ -227,6 +227,10 @@ static int parse_args(int argc, char **argv, opts *o) {
   return 0;
 }
 
+static int fail(const opts *o, const char *what, const agon_err *err) {
+  return cli_fail(o->json, what, err);
+}
+
 /* ---- offline ----------------------------------------------------------- */
 
 static uint64_t random_seed(void) {
@@ -379,29 +383,6 @@ static void server_key(const opts *o, char *buf, size_t cap) {
   snprintf(buf, cap, "%s:%d", o->host, o->port);
 }
 
-/* Print a failure: text on stderr, or a JSON line on stdout. Returns 1. */
-static int fail(const opts *o, const char *what, const agon_err *err) {
-  if (o->json) {
-    json_t *j = json_pack("{s:b, s:s, s:{s:s, s:s}}", "ok", 0, "command",
-                          what, "error", "code", agon_err_name(err->code),
-                          "message", err->msg);
-    char *s = json_dumps(j, JSON_COMPACT);
-    puts(s ? s : "{}");
-    free(s);
-    json_decref(j);
-  } else {
-    fprintf(stderr, "agon: %s: %s\n", what, err->msg);
-  }
-  return 1;
-}
-
-static void print_json(json_t *j) {  /* steals */
-  char *s = json_dumps(j, JSON_COMPACT);
-  puts(s ? s : "{}");
-  free(s);
-  json_decref(j);
-}
-
 /* Connect and say hello; with resume, log in with the saved token (a token
  * the server refuses is forgotten). */
 static int connect_server(const opts *o, sess *s, int resume, agon_err *err) {
@@ -499,7 +480,7 @@ static int cmd_auth(const opts *o, int is_register) {
     return fail(o, what, &err);
   }
   if (o->json)
-    print_json(json_pack("{s:b, s:s, s:s, s:I}", "ok", 1, "command", what,
+    cli_print_json(json_pack("{s:b, s:s, s:s, s:I}", "ok", 1, "command", what,
                          "name", s.name, "player_id",
                          (json_int_t)s.player_id));
   else
@@ -532,7 +513,7 @@ static int cmd_whoami(const opts *o, int logout) {
   sess_close(&s);
   if (rc) return fail(o, what, &err);
   if (o->json)
-    print_json(json_pack("{s:b, s:s, s:s, s:I}", "ok", 1, "command", what,
+    cli_print_json(json_pack("{s:b, s:s, s:s, s:I}", "ok", 1, "command", what,
                          "name", name, "player_id", (json_int_t)id));
   else if (logout)
     printf("logged out %s\n", name);
@@ -589,7 +570,7 @@ static int cmd_ping(const opts *o) {
       }
       if (rc) break;
       if (o->json)
-        print_json(json_pack("{s:b, s:s, s:s, s:s}", "ok", 1, "event",
+        cli_print_json(json_pack("{s:b, s:s, s:s, s:s}", "ok", 1, "event",
                              "reconnected", "host", o->host, "name", s.name));
       else if (s.name[0])
         printf("reconnected to %s:%d, resumed as %s\n", o->host, o->port,
@@ -602,7 +583,7 @@ static int cmd_ping(const opts *o) {
     if (rc) break;
     double ms = elapsed_ms(&a);
     if (o->json)
-      print_json(json_pack("{s:b, s:s, s:s, s:i, s:I, s:f}", "ok", 1,
+      cli_print_json(json_pack("{s:b, s:s, s:s, s:i, s:I, s:f}", "ok", 1,
                            "command", "ping", "host", o->host, "port",
                            o->port, "seq", (json_int_t)i + 1, "rtt_ms", ms));
     else
@@ -703,7 +684,7 @@ static int run_game(const opts *o, online *g) {
     }
   }
   if (o->json) {
-    print_json(online_state_json(g));
+    cli_print_json(online_state_json(g));
   } else {
     print_screen(g->p);
     print_turn(g);
@@ -718,7 +699,7 @@ static int run_game(const opts *o, online *g) {
     if (online_pump(g, 1000, &err)) return fail(o, "play", &err);
     if (g->seq == seen) continue;
     seen = g->seq;
-    if (o->json) print_json(online_state_json(g));
+    if (o->json) cli_print_json(online_state_json(g));
     else print_turn(g);
   }
   return 0;
@@ -750,7 +731,7 @@ static int started(const opts *o, sess *s, const char *token,
     json_t *j = online_state_json(&g);
     json_object_set_new(j, "event", json_string("game_start"));
     json_object_set_new(j, "seat", json_integer(g.my_seat));
-    print_json(j);
+    cli_print_json(j);
   } else {
     int side = g.my_seat >= 0 ? g.seat_side[g.my_seat] : -1;
     printf("game %lld started: %s (seat %d, %s) against %s\n", gid,
@@ -775,7 +756,7 @@ static int seek_post(const opts *o, sess *s, const json_t *fields,
   *sid = json_integer_value(json_object_get(d, "seek_id"));
   json_decref(d);
   if (o->json)
-    print_json(json_pack("{s:b, s:s, s:I}", "ok", 1, "command", "seek",
+    cli_print_json(json_pack("{s:b, s:s, s:I}", "ok", 1, "command", "seek",
                          "seek_id", (json_int_t)*sid));
   else
     printf("seek %lld: waiting for an opponent (Ctrl-C cancels)\n", *sid);
@@ -921,7 +902,7 @@ static int cmd_seeks(const opts *o) {
   if (rc) return fail(o, "seeks", &err);
   json_t *list = json_object_get(d, "seeks");
   if (o->json) {
-    print_json(json_pack("{s:b, s:s, s:O}", "ok", 1, "command", "seeks",
+    cli_print_json(json_pack("{s:b, s:s, s:O}", "ok", 1, "command", "seeks",
                          "seeks", list));
   } else {
     size_t i;
@@ -953,7 +934,7 @@ static int cmd_games_mine(const opts *o) {
   if (rc) return fail(o, "games-mine", &err);
   json_t *list = json_object_get(d, "games");
   if (o->json) {
-    print_json(json_pack("{s:b, s:s, s:O}", "ok", 1, "command", "games-mine",
+    cli_print_json(json_pack("{s:b, s:s, s:O}", "ok", 1, "command", "games-mine",
                          "games", list));
   } else {
     size_t i;
@@ -1045,7 +1026,7 @@ static int cmd_games(const opts *o) {
   }
   json_array_foreach(list, i, gm) {
     if (o->json) {
-      print_json(json_incref(gm));
+      cli_print_json(json_incref(gm));
       continue;
     }
     const json_t *pl = json_object_get(gm, "players");
@@ -1074,7 +1055,7 @@ static int cmd_games(const opts *o) {
 static void watch_hook(online *g, const json_t *ev, void *arg) {
   const opts *o = arg;
   if (o->json) {
-    print_json(json_deep_copy(ev));
+    cli_print_json(json_deep_copy(ev));
     fflush(stdout);
     return;
   }
@@ -1145,7 +1126,7 @@ static int cmd_watch(const opts *o) {
     json_t *j = online_state_json(&g);
     json_object_set_new(j, "event", json_string("watch"));
     json_object_set_new(j, "spectators", json_integer(g.spectators));
-    print_json(j);
+    cli_print_json(j);
   } else {
     print_screen(g.p);
     print_turn(&g);
@@ -1217,7 +1198,7 @@ static int cmd_chat(const opts *o) {
   long long cid = json_integer_value(json_object_get(d, "chat_id"));
   json_decref(d);
   if (o->json)
-    print_json(json_pack("{s:b, s:s, s:I, s:s}", "ok", 1, "command", "chat",
+    cli_print_json(json_pack("{s:b, s:s, s:I, s:s}", "ok", 1, "command", "chat",
                          "chat_id", (json_int_t)cid, "room", room));
   else
     printf("chat %lld sent to the %s' room of game %lld\n", cid, room, gid);
