@@ -5,7 +5,7 @@
  *   agon rules [GAME]
  *   agon [--host H] [--port P] [--json] register|login NAME [--password-stdin]
  *   agon [--host H] [--port P] [--json] logout|whoami|ping
- *   agon [...] seek GAME [-o K=V]... [--tc 5+3] [--side S]
+ *   agon [...] seek GAME [-o K=V]... [--tc 5+3] [--side S] [--rated]
  *   agon [...] seeks [GAME] | accept SEEK-ID | games-mine
  *   agon [...] play GAME-ID | move GAME-ID MOVE | resign|draw GAME-ID
  *   agon [...] history [FILTERS] | profile NAME | leaderboard [GAME]
@@ -59,7 +59,7 @@ typedef struct opts {
   const char *game;  /* games: filter by game name */
   const char *player; /* games: filter by player name */
   const char *prefix; /* players: name prefix */
-  int rated;          /* challenge, invite: a rated game */
+  int rated;          /* seek, challenge, invite: a rated game */
   sess_net net;      /* --tls, --ca, --source */
   const char *kv[GAME_MAX_OPTIONS * 2];
   int n_kv;
@@ -88,7 +88,7 @@ static void usage(FILE *f) {
       "                         round trips; reconnects if the link drops\n"
       "Online play (logged in):\n"
       "  agon seek GAME [-o KEY=VALUE]... [--tc B+I|corr:D|untimed]\n"
-      "            [--side SIDE]  wait for an opponent, then play\n"
+      "            [--side SIDE] [--rated]  wait for an opponent, then play\n"
       "  agon seeks [GAME]      the open seeks\n"
       "  agon accept SEEK-ID    take a seek, then play\n"
       "  agon games-mine        your live games\n"
@@ -806,7 +806,7 @@ static int seek_find_game(sess *s, const json_t *known, start_wait *w,
 
 static int cmd_seek(const opts *o) {
   if (o->n_pos != 2) {
-    fputs("usage: agon seek GAME [-o KEY=VALUE]... [--tc B+I] [--side S]\n",
+    fputs("usage: agon seek GAME [-o KEY=VALUE]... [--tc B+I] [--side S] [--rated]\n",
           stderr);
     return 2;
   }
@@ -830,9 +830,9 @@ static int cmd_seek(const opts *o) {
   start_wait w = {NULL};
   json_t *f = NULL, *known = NULL;
   if (!rc) {
-    f = json_pack("{s:s, s:o, s:s, s:s}", "game", o->pos[1], "options", opt,
-                  "time_control", o->tc ? o->tc : "untimed", "side",
-                  o->side ? o->side : "random");
+    f = json_pack("{s:s, s:o, s:s, s:s, s:b}", "game", o->pos[1], "options",
+                  opt, "time_control", o->tc ? o->tc : "untimed", "side",
+                  o->side ? o->side : "random", "rated", o->rated);
     opt = NULL;
     s.on_event = start_cb;
     s.ev_arg = &w;

@@ -340,6 +340,23 @@ def errors(a, b):
           "lobby without a terminal points to the commands (%r)" % r.stderr)
 
 
+def rated_seek(a, b):
+    """seek --rated posts a rated seek (the lobby shows it with a *)."""
+    sk = bg(a, "seek", "gomony", "--rated")
+    try:
+        m = re.search(r"seek (\d+)", sk.stdout.readline())
+        r = b.run("--json", "seeks")
+        rc, out = r.returncode, r.stdout
+        lines = [json.loads(x) for x in out.splitlines() if x.strip()]
+        seeks = lines[-1].get("seeks", []) if lines else []
+        mine = [x for x in seeks if m and str(x.get("seek_id")) == m.group(1)]
+        check(rc == 0 and len(mine) == 1 and mine[0].get("rated") is True,
+              "seek --rated: the seek is rated (%r)" % out)
+    finally:
+        sk.kill()
+        sk.wait()
+
+
 def body():
     a, b, c = T.Player("alice"), T.Player("bob"), T.Player("carol")
     for p in (a, b, c):
@@ -347,6 +364,7 @@ def body():
         check(r.returncode == 0, "register %s: %s" % (p.name, r.stderr))
     errors(a, b)
     players_cmd(a, b, c)
+    rated_seek(a, b)
     on_screen(a, b)
 
 
