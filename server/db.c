@@ -68,6 +68,7 @@ struct db {
   sqlite3 *ckpt_conn;
   uv_thread_t ckpt_thread;
   int ckpt_started, ckpt_want, ckpt_running;
+  unsigned ckpt_mark; /* WAL pages when the last one was asked for */
   uv_cond_t ccond;
 
   uv_mutex_t lock;
@@ -341,8 +342,8 @@ static void writer_main(void *arg) {
  * tail). So the writer only reports the WAL's size (this hook, called after
  * each commit on the writer thread) and a checkpointer thread with its own
  * connection runs PASSIVE checkpoints, which never block the writer or the
- * readers: back to back while the WAL holds DB_WAL_AUTOCHECKPOINT pages or
- * more, each copying what the commits added since the previous one.
+ * readers: once the WAL holds DB_WAL_AUTOCHECKPOINT pages, and again each
+ * time the commits have added DB_WAL_CHECKPOINT_STEP pages more.
  *
  * A checkpoint that runs beside the writer always finishes behind the WAL's
  * end, and SQLite restarts the WAL from its beginning only when a checkpoint
@@ -367,7 +368,12 @@ static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
   }
   uv_mutex_lock(&d->lock);
   if (own) d->writer_checkpoints++;
-  else if (!cap && pages >= DB_WAL_AUTOCHECKPOINT && !d->ckpt_want) {
+  else if ((unsigned)pages < d->ckpt_mark)
+    d->ckpt_mark = 0; /* the WAL started over */
+  else if (!cap && pages >= DB_WAL_AUTOCHECKPOINT &&
+           (unsigned)pages >= d->ckpt_mark + DB_WAL_CHECKPOINT_STEP &&
+           !d->ckpt_want) {
+    d->ckpt_mark = (unsigned)pages;
     d->ckpt_want = 1;
     uv_cond_signal(&d->ccond);
   }

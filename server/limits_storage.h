@@ -36,6 +36,12 @@
  * bounded. */
 #define DB_WAL_AUTOCHECKPOINT 1000
 
+/* Past DB_WAL_AUTOCHECKPOINT, WAL pages added between two background
+ * checkpoints: small enough that little is left to copy when the writer's
+ * own checkpoint comes (below), large enough not to run one per commit
+ * (each ends with a database fsync). */
+#define DB_WAL_CHECKPOINT_STEP 250
+
 /* WAL pages past which the writer checkpoints itself so that the WAL can
  * start over (db.c, wal_hook): 8x the above, ~32 MiB. Reached only under
  * sustained load; the background checkpoints have done most of the copy. */
