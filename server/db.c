@@ -79,7 +79,7 @@ struct db {
   uint64_t commits, commit_failures, write_jobs, write_job_errors, read_jobs;
   uint64_t last_commit_us, total_commit_us, max_commit_us;
   unsigned max_batch;
-  uint64_t checkpoints, writer_checkpoints, total_ckpt_us, max_ckpt_us;
+  uint64_t checkpoints, writer_checkpoints, max_ckpt_us;
   unsigned wal_pages_max;
 
   /* loop thread only */
@@ -354,30 +354,27 @@ static void writer_main(void *arg) {
 static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
   db *d = arg;
   (void)name;
-  int cap = pages >= DB_WAL_WRITER_CHECKPOINT;
+  unsigned n = (unsigned)pages;
   uv_mutex_lock(&d->lock);
-  if ((unsigned)pages > d->wal_pages_max) d->wal_pages_max = (unsigned)pages;
+  if (n > d->wal_pages_max) d->wal_pages_max = n;
+  if (n < d->ckpt_mark) d->ckpt_mark = 0; /* the WAL started over */
   /* Past the cap no background checkpoint is started; the writer runs its
    * own as soon as the one in progress (which holds the checkpoint lock)
    * is over: a later commit retries. */
-  int own = cap && !d->ckpt_running;
-  uv_mutex_unlock(&d->lock);
-  if (own) {
-    own = sqlite3_wal_checkpoint_v2(c, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
-                                    NULL) == SQLITE_OK;
-  }
-  uv_mutex_lock(&d->lock);
-  if (own) d->writer_checkpoints++;
-  else if ((unsigned)pages < d->ckpt_mark)
-    d->ckpt_mark = 0; /* the WAL started over */
-  else if (!cap && pages >= DB_WAL_AUTOCHECKPOINT &&
-           (unsigned)pages >= d->ckpt_mark + DB_WAL_CHECKPOINT_STEP &&
-           !d->ckpt_want) {
-    d->ckpt_mark = (unsigned)pages;
+  int own = n >= DB_WAL_WRITER_CHECKPOINT && !d->ckpt_running;
+  if (n < DB_WAL_WRITER_CHECKPOINT && n >= DB_WAL_AUTOCHECKPOINT &&
+      n >= d->ckpt_mark + DB_WAL_CHECKPOINT_STEP && !d->ckpt_want) {
+    d->ckpt_mark = n;
     d->ckpt_want = 1;
     uv_cond_signal(&d->ccond);
   }
   uv_mutex_unlock(&d->lock);
+  if (own && sqlite3_wal_checkpoint_v2(c, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
+                                       NULL) == SQLITE_OK) {
+    uv_mutex_lock(&d->lock);
+    d->writer_checkpoints++;
+    uv_mutex_unlock(&d->lock);
+  }
   return SQLITE_OK;
 }
 
@@ -403,7 +400,6 @@ static void ckpt_main(void *arg) {
     uv_mutex_lock(&d->lock);
     d->ckpt_running = 0;
     if (rc == SQLITE_OK && done > 0) d->checkpoints++;
-    d->total_ckpt_us += us;
     if (us > d->max_ckpt_us) d->max_ckpt_us = us;
     uv_mutex_unlock(&d->lock);
   }
@@ -817,7 +813,6 @@ void db_stats_get(db *d, db_stats *out) {
   out->checkpoints = d->checkpoints;
   out->writer_checkpoints = d->writer_checkpoints;
   out->max_checkpoint_us = d->max_ckpt_us;
-  out->avg_checkpoint_us = d->checkpoints ? d->total_ckpt_us / d->checkpoints : 0;
   out->wal_pages_max = d->wal_pages_max;
   uint64_t batches = d->commits + d->commit_failures;
   out->avg_commit_us = batches ? d->total_commit_us / batches : 0;
