@@ -540,11 +540,6 @@ static int by_name(const void *a, const void *b) {
   return d ? d : strcmp(x->name, y->name);
 }
 
-static int by_pid(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 void lobby_h_players(conn *c, proto_msg *m) {
   const char *prefix = NULL;
   json_int_t limit = LOBBY_PLAYERS_MAX;
@@ -582,11 +577,11 @@ void lobby_h_players(conn *c, proto_msg *m) {
   int64_t *pids = xmalloc((n ? n : 1) * sizeof *pids);
   unsigned *games = xmalloc((n ? n : 1) * sizeof *games);
   for (size_t i = 0; i < n; i++) pids[i] = all[i].pid;
-  qsort(pids, n, sizeof *pids, by_pid);
+  qsort(pids, n, sizeof *pids, rooms_pid_cmp);
   rooms_count_live(s, pids, games, n);
   json_t *list = json_array();
   for (size_t i = 0; i < n; i++) {
-    const int64_t *hit = bsearch(&all[i].pid, pids, n, sizeof *pids, by_pid);
+    const int64_t *hit = bsearch(&all[i].pid, pids, n, sizeof *pids, rooms_pid_cmp);
     json_array_append_new(list, json_pack("{s:s, s:I, s:i}", "name", all[i].name,
                                           "player_id", (json_int_t)all[i].pid,
                                           "games", (int)games[hit - pids]));

@@ -78,7 +78,7 @@ unsigned rooms_count(const struct server *s) {
   return s->rooms ? s->rooms->n : 0;
 }
 
-static int pid_cmp(const void *a, const void *b) {
+int rooms_pid_cmp(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
 }
@@ -91,7 +91,7 @@ void rooms_count_live(const struct server *s, const int64_t *pids,
     if (r->state == ROOM_OVER) continue;
     for (int seat = 0; seat < 2; seat++) {
       const int64_t *hit = bsearch(&r->player[seat], pids, n, sizeof *pids,
-                                   pid_cmp);
+                                   rooms_pid_cmp);
       if (hit) games[hit - pids]++;
     }
   }

@@ -107,6 +107,9 @@ void rooms_specs_drained(conn *c);
  * lobby's `players` list. */
 void rooms_count_live(const struct server *s, const int64_t *pids,
                       unsigned *games, size_t n);
+/* qsort/bsearch order of int64_t player ids, the order rooms_count_live
+ * wants. */
+int rooms_pid_cmp(const void *a, const void *b);
 
 /* Live rooms (for tests and memory measurements). */
 unsigned rooms_count(const struct server *s);
