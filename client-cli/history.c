@@ -26,7 +26,6 @@
 #include "play.h"
 #include "view.h"
 
-#define HIST_CLIENT_NAME "agon-cli 0.1"
 /* --all follows the cursor at most this many pages (100 games each at
  * most): a runaway loop is impossible even against a misbehaving server. */
 #define HIST_MAX_PAGES 100
@@ -212,15 +211,7 @@ static int fail(const hopts *o, const char *what, const agon_err *err) {
 /* ---- output helpers ------------------------------------------------------ */
 
 static int connect_to(const hopts *o, sess *s, agon_err *err) {
-  if (o->net.ca[0] && !o->net.tls) {
-    memset(s, 0, sizeof *s);
-    s->fd = -1;
-    return agon_err_set(err, AGON_EINVAL, "--ca needs --tls");
-  }
-  int rc = sess_connect_net(s, o->host, o->port, &o->net, SESS_TIMEOUT_MS,
-                            err);
-  if (!rc) rc = sess_hello(s, HIST_CLIENT_NAME, err);
-  return rc;
+  return sess_open(s, o->host, o->port, &o->net, err);
 }
 
 /* ---- history ------------------------------------------------------------- */

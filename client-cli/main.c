@@ -40,7 +40,6 @@
 #include "term.h"
 #include "view.h"
 
-#define AGON_CLIENT_NAME "agon-cli 0.1"
 #define MAX_ARGS 256
 
 typedef struct opts {
@@ -386,15 +385,7 @@ static void server_key(const opts *o, char *buf, size_t cap) {
 /* Connect and say hello; with resume, log in with the saved token (a token
  * the server refuses is forgotten). */
 static int connect_server(const opts *o, sess *s, int resume, agon_err *err) {
-  if (o->net.ca[0] && !o->net.tls) {
-    memset(s, 0, sizeof *s);
-    s->fd = -1;
-    return agon_err_set(err, AGON_EINVAL, "--ca needs --tls");
-  }
-  int rc = sess_connect_net(s, o->host, o->port, &o->net, SESS_TIMEOUT_MS,
-                            err);
-  if (rc) return rc;
-  rc = sess_hello(s, AGON_CLIENT_NAME, err);
+  int rc = sess_open(s, o->host, o->port, &o->net, err);
   if (rc) return rc;
   if (!resume) return 0;
   char key[300], name[64], token[160];

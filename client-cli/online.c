@@ -36,6 +36,10 @@ static void set_names(online *o) {
   }
 }
 
+static void draw_offer_text(const online *o, int seat, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s offers a draw: accept or decline.", o->names[seat]);
+}
+
 /* The status line while the opponent is away: a countdown to the claim
  * (redrawn by be_pump, the view polls at least every 250 ms). */
 static void gone_status(online *o) {
@@ -67,8 +71,7 @@ static void clear_gone(online *o) {
   int opp = o->my_seat >= 0 ? 1 - o->my_seat : -1;
   if (opp >= 0 && o->p->draw_offer >= 0 &&
       o->p->draw_offer == side_of_seat(o, opp))
-    snprintf(o->p->status, sizeof o->p->status,
-             "%s offers a draw: accept or decline.", o->names[opp]);
+    draw_offer_text(o, opp, o->p->status, sizeof o->p->status);
 }
 
 /* join's snapshot says whether the opponent is attached (players only). */
@@ -215,10 +218,8 @@ static void apply_event_inner(online *o, const json_t *ev) {
     o->seq = seq;
     p->draw_offer = side_of_seat(o, seat);
     if (seat != o->my_seat) {
-      snprintf(p->message, sizeof p->message,
-               "%s offers a draw: accept or decline.", o->names[seat]);
-      snprintf(p->status, sizeof p->status,
-               "%s offers a draw: accept or decline.", o->names[seat]);
+      draw_offer_text(o, seat, p->message, sizeof p->message);
+      draw_offer_text(o, seat, p->status, sizeof p->status);
     }
   } else if (!strcmp(name, "draw_decline")) {
     o->seq = seq;
@@ -547,19 +548,23 @@ int online_move(online *o, const char *move, agon_err *err) {
 
 /* A game action with its fields (NULL: none; borrowed), sent again once
  * after a reconnection; waits for the event at the reply's seq. */
-static int action(online *o, const char *type, const json_t *fields,
-                  agon_err *err) {
+static json_t *action_fields(const online *o, const json_t *fields) {
   json_t *f = json_pack("{s:I}", "game_id", (json_int_t)o->game_id);
   if (fields) json_object_update(f, (json_t *)fields);
+  return f;
+}
+
+static int action(online *o, const char *type, const json_t *fields,
+                  agon_err *err) {
   json_t *d = NULL;
-  int rc = sess_request(o->s, type, f, SESS_TIMEOUT_MS, &d, NULL, err);
+  int rc = sess_request(o->s, type, action_fields(o, fields), SESS_TIMEOUT_MS,
+                        &d, NULL, err);
   if (lost(rc)) {
     rc = reconnect(o, err);
     if (rc) return rc;
     d = NULL;
-    f = json_pack("{s:I}", "game_id", (json_int_t)o->game_id);
-    if (fields) json_object_update(f, (json_t *)fields);
-    rc = sess_request(o->s, type, f, SESS_TIMEOUT_MS, &d, NULL, err);
+    rc = sess_request(o->s, type, action_fields(o, fields), SESS_TIMEOUT_MS,
+                      &d, NULL, err);
   }
   if (rc) return rc;
   long long want = json_integer_value(json_object_get(d, "seq"));

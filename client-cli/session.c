@@ -354,6 +354,17 @@ int sess_request(sess *s, const char *type, json_t *fields, int timeout_ms,
   return rc;
 }
 
+int sess_open(sess *s, const char *host, int port, const sess_net *net,
+              agon_err *err) {
+  if (net && net->ca[0] && !net->tls) {
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    return agon_err_set(err, AGON_EINVAL, "--ca needs --tls");
+  }
+  int rc = sess_connect_net(s, host, port, net, SESS_TIMEOUT_MS, err);
+  return rc ? rc : sess_hello(s, SESS_CLIENT_NAME, err);
+}
+
 int sess_hello(sess *s, const char *client, agon_err *err) {
   json_t *d = NULL;
   int rc = sess_request(s, "hello",
@@ -446,7 +457,7 @@ int sess_reconnect(sess *s, const char *host, int port, const char *token,
     if (rc == 0) {
       s->on_event = cb;
       s->ev_arg = arg;
-      rc = sess_hello(s, "agon-cli 0.1", err);
+      rc = sess_hello(s, SESS_CLIENT_NAME, err);
       if (rc == 0 && token && token[0]) rc = sess_resume(s, token, err);
       /* A refused token is final; anything else may be the server still
        * starting up. */

@@ -74,6 +74,12 @@ int sess_connect_net(sess *s, const char *host, int port,
                      const sess_net *net, int timeout_ms, agon_err *err);
 /* Send hello; s->hello gets the data. */
 int sess_hello(sess *s, const char *client, agon_err *err);
+/* The client's name in hello. */
+#define SESS_CLIENT_NAME "agon-cli 0.1"
+/* What every command starts with: refuse --ca without --tls (AGON_EINVAL;
+ * s is left closed), connect (sess_connect_net) and say hello. */
+int sess_open(sess *s, const char *host, int port, const sess_net *net,
+              agon_err *err);
 /* Send {"type":type,"id":N,...fields} (fields: steals, may be NULL) and wait
  * for its reply. ok: 0 and *data (optional) a new reference to "data".
  * Error reply: the negative code of error.code, err->msg = its message
