@@ -352,7 +352,10 @@ def interactive(c, games):
     try:
         def at(n):
             return t.wait(lambda s: ("ply %d/%d" % (n, plies)) in title(s))
-        s0 = at(0)
+        # the title and the key line are drawn in one frame, but tmux may
+        # be captured mid-write: wait for both
+        s0 = t.wait(lambda s: ("ply 0/%d" % plies) in title(s) and
+                    "n/Right/Space next" in s)
         check(bool(s0) and "n/Right/Space next" in s0, "tty: opens at ply 0 with the keys (%r)" % title(s0))
         t.keys("n")
         s1 = at(1)
