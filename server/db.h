@@ -7,7 +7,8 @@
  *  - One writer thread owns the read-write sqlite3 connection. db_write puts
  *    a job on a bounded FIFO; the writer takes everything queued (up to
  *    batch_max jobs) into ONE BEGIN..COMMIT, each job inside its own
- *    SAVEPOINT so a failing job is rolled back alone. After COMMIT returns
+ *    SAVEPOINT so a failing job is rolled back alone (a db_write_one job,
+ *    whose one statement SQLite undoes by itself, goes without). After COMMIT returns
  *    (durable per `synchronous`), the batch's completions are posted in
  *    submission order and the loop is woken with uv_async_send (which
  *    coalesces, so the loop drains all posted completions at once).
@@ -91,6 +92,13 @@ void db_close(db *d);
 /* Queue a write job. Returns 0, AGON_EBUSY (queue_max jobs in flight: retry
  * later or tell the client), AGON_ESHUTDOWN (closing) or AGON_EINVAL. */
 int db_write(db *d, db_job_fn fn, void *ctx, db_done_cb cb);
+
+/* db_write for a job that changes the database with at most ONE statement
+ * (any number of reads before it): it runs without a SAVEPOINT of its own,
+ * since SQLite rolls a failed statement back by itself. A job that fails
+ * after its one write succeeded would leave that write in the batch: such a
+ * job must use db_write. */
+int db_write_one(db *d, db_job_fn fn, void *ctx, db_done_cb cb);
 
 /* Queue a read job on a reader connection. Same returns as db_write. */
 int db_read(db *d, db_job_fn fn, void *ctx, db_done_cb cb);

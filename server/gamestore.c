@@ -78,18 +78,23 @@ int gs_create_job(sqlite3 *conn, void *ctx) {
 
 /* ---- append ------------------------------------------------------------ */
 
-/* Is seq stored for the game? An index probe on each table's
- * (game_id, seq) key: a few hot pages. */
+/* Is seq stored for the game? An index probe on (game_id, seq) of moves,
+ * then (rarely: the previous write was an event) of game_events. Two
+ * statements, so the common case costs one probe. */
 static int seq_stored(sqlite3 *conn, int64_t game_id, uint32_t seq) {
-  sqlite3_stmt *st = db_stmt(
-      conn,
-      "SELECT EXISTS (SELECT 1 FROM moves WHERE game_id = ?1 AND seq = ?2) "
-      "OR EXISTS (SELECT 1 FROM game_events WHERE game_id = ?1 AND seq = ?2)");
-  if (st == NULL) return -1;
-  sqlite3_bind_int64(st, 1, game_id);
-  sqlite3_bind_int64(st, 2, seq);
-  int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
-  return ok;
+  static const char *const sql[2] = {
+      "SELECT 1 FROM moves WHERE game_id = ?1 AND seq = ?2",
+      "SELECT 1 FROM game_events WHERE game_id = ?1 AND seq = ?2"};
+  for (int i = 0; i < 2; i++) {
+    sqlite3_stmt *st = db_stmt(conn, sql[i]);
+    if (st == NULL) return -1;
+    sqlite3_bind_int64(st, 1, game_id);
+    sqlite3_bind_int64(st, 2, seq);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) return 1;
+    if (rc != SQLITE_DONE) return -1;
+  }
+  return 0;
 }
 
 /* ---- ratings ------------------------------------------------------------ */
