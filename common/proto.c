@@ -163,6 +163,101 @@ int proto_unpack(const proto_msg *msg, agon_err *err, const char *fmt, ...) {
   return 0;
 }
 
+/* ---- flat requests --------------------------------------------------------- */
+
+static size_t skip_ws(const char *p, size_t i, size_t len) {
+  while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+    i++;
+  return i;
+}
+
+/* A plain string at p[i] (the opening quote): its bytes in *s, *n. Returns
+ * the index after the closing quote, or 0 when it is not plain. */
+static size_t flat_str(const char *p, size_t i, size_t len, const char **s,
+                       size_t *n) {
+  if (i >= len || p[i] != '"') return 0;
+  size_t b = ++i;
+  for (; i < len; i++) {
+    unsigned char ch = (unsigned char)p[i];
+    if (ch == '"') {
+      *s = p + b;
+      *n = i - b;
+      return i + 1;
+    }
+    if (ch < 0x20 || ch > 0x7e || ch == '\\') return 0;
+  }
+  return 0;
+}
+
+/* An integer at p[i]: at most 18 digits, so it cannot overflow. Returns
+ * the index after it, or 0 (not an integer we take: a real, leading zeros,
+ * too long). */
+static size_t flat_int(const char *p, size_t i, size_t len, long long *out) {
+  int neg = 0;
+  if (i < len && p[i] == '-') {
+    neg = 1;
+    i++;
+  }
+  size_t b = i;
+  long long v = 0;
+  while (i < len && p[i] >= '0' && p[i] <= '9' && i - b < 18) {
+    v = v * 10 + (p[i] - '0');
+    i++;
+  }
+  size_t nd = i - b;
+  if (nd == 0 || (p[b] == '0' && nd > 1)) return 0;
+  if (i < len && (p[i] == '.' || p[i] == 'e' || p[i] == 'E' ||
+                  (p[i] >= '0' && p[i] <= '9')))
+    return 0;
+  *out = neg ? -v : v;
+  return i;
+}
+
+int proto_flat_scan(const char *p, size_t len, proto_flat *out) {
+  out->n = 0;
+  size_t i = skip_ws(p, 0, len);
+  if (i >= len || p[i] != '{') return -1;
+  i = skip_ws(p, i + 1, len);
+  if (i < len && p[i] == '}') return -1; /* {}: proto_decode says why */
+  for (;;) {
+    if (out->n == PROTO_FLAT_MAX) return -1;
+    proto_flat_val *v = &out->v[out->n];
+    size_t j = flat_str(p, i, len, &v->key, &v->klen);
+    if (j == 0) return -1;
+    for (unsigned k = 0; k < out->n; k++)
+      if (out->v[k].klen == v->klen && memcmp(out->v[k].key, v->key, v->klen) == 0)
+        return -1; /* duplicate: proto_decode refuses it */
+    i = skip_ws(p, j, len);
+    if (i >= len || p[i] != ':') return -1;
+    i = skip_ws(p, i + 1, len);
+    if (i < len && p[i] == '"') {
+      v->is_str = 1;
+      v->num = 0;
+      j = flat_str(p, i, len, &v->str, &v->slen);
+    } else {
+      v->is_str = 0;
+      v->str = NULL;
+      v->slen = 0;
+      j = flat_int(p, i, len, &v->num);
+    }
+    if (j == 0) return -1;
+    out->n++;
+    i = skip_ws(p, j, len);
+    if (i >= len) return -1;
+    if (p[i] == '}') break;
+    if (p[i] != ',') return -1;
+    i = skip_ws(p, i + 1, len);
+  }
+  return skip_ws(p, i + 1, len) == len ? 0 : -1;
+}
+
+const proto_flat_val *proto_flat_get(const proto_flat *f, const char *key) {
+  size_t kl = strlen(key);
+  for (unsigned k = 0; k < f->n; k++)
+    if (f->v[k].klen == kl && memcmp(f->v[k].key, key, kl) == 0) return &f->v[k];
+  return NULL;
+}
+
 /* ---- encoding ---------------------------------------------------------- */
 
 static json_t *reply_head(const char *re, json_t *id, int ok) {

@@ -88,6 +88,41 @@ void proto_msg_clear(proto_msg *msg);
  * 0 or AGON_EBADFIELD with jansson's explanation in err. */
 int proto_unpack(const proto_msg *msg, agon_err *err, const char *fmt, ...);
 
+/* ---- flat requests (the hot path) ---------------------------------------- */
+
+/* A "flat" request: one JSON object whose values are all integers or plain
+ * strings, e.g. {"type":"move","id":7,"game_id":3,"move":"e2-e4","seq":12}.
+ * proto_flat_scan reads such a line in place, without allocating, so that
+ * the requests sent tens of thousands of times a second need no JSON tree.
+ * It is deliberately narrow: anything it is unsure of is refused (-1) and
+ * the caller takes proto_decode, which then decides (and reports errors).
+ * When it returns 0, json_loadb(JSON_REJECT_DUPLICATES) of the same bytes
+ * yields an object with exactly these keys and these values (a property the
+ * fuzz target fuzz-proto-decode checks on every input):
+ *  - keys and string values: bytes 0x20..0x7e other than '"' and '\\' (no
+ *    escapes), pointed into the line, not NUL-terminated;
+ *  - integers: -?(0|[1-9][0-9]{0,17}) (never overflow);
+ *  - JSON whitespace between tokens; at most PROTO_FLAT_MAX keys, no
+ *    duplicates. */
+#define PROTO_FLAT_MAX 8
+typedef struct proto_flat_val {
+  const char *key;
+  size_t klen;
+  int is_str;
+  const char *str;  /* is_str: the bytes, slen of them */
+  size_t slen;
+  long long num;    /* !is_str */
+} proto_flat_val;
+
+typedef struct proto_flat {
+  unsigned n;
+  proto_flat_val v[PROTO_FLAT_MAX];
+} proto_flat;
+
+int proto_flat_scan(const char *line, size_t len, proto_flat *out);
+/* The value of key, or NULL. */
+const proto_flat_val *proto_flat_get(const proto_flat *f, const char *key);
+
 /* ---- encoding (all return new references; NULL only on OOM) ------------ */
 
 /* {"re":re,"id":id,"ok":true,"data":data}. data: steals (NULL -> {}). id:

@@ -3,7 +3,9 @@
  * Any bytes: proto_decode either fails with bad_json/bad_field (and owns at
  * most an id) or yields a short type and an object without "type"/"id".
  * Every reply built from what was decoded must encode to exactly one line
- * that parses back with the same "re" and "id". */
+ * that parses back with the same "re" and "id". Whatever proto_flat_scan
+ * (the hot path's in-place decoder) accepts, jansson must read as an object
+ * with exactly those keys and values. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +56,33 @@ static void same_as_jansson(const json_t *j) {
   free(b);
 }
 
+/* proto_flat_scan's promise, checked against jansson itself. */
+static void flat_same_as_jansson(const char *p, size_t n) {
+  proto_flat f;
+  if (proto_flat_scan(p, n, &f) != 0) return;
+  json_error_t e;
+  json_t *j = json_loadb(p, n, JSON_REJECT_DUPLICATES, &e);
+  FUZZ_CHECK(j != NULL && json_is_object(j));
+  /* as many keys, each found with its value, flat keys distinct: the same
+   * object */
+  FUZZ_CHECK(f.n > 0 && f.n <= PROTO_FLAT_MAX && json_object_size(j) == f.n);
+  for (unsigned i = 0; i < f.n; i++) {
+    const proto_flat_val *v = &f.v[i];
+    json_t *x = json_object_getn(j, v->key, v->klen);
+    FUZZ_CHECK(x != NULL);
+    if (v->is_str) {
+      FUZZ_CHECK(json_is_string(x) && json_string_length(x) == v->slen &&
+                 memcmp(json_string_value(x), v->str, v->slen) == 0);
+    } else {
+      FUZZ_CHECK(json_is_integer(x) && json_integer_value(x) == v->num);
+    }
+  }
+  json_decref(j);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  flat_same_as_jansson((const char *)data, size);
   proto_msg m;
   agon_err err;
   agon_err_clear(&err);
