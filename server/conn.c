@@ -261,32 +261,51 @@ void conn_reply_ok(conn *c, const char *re, json_t *id, json_t *data) {
   json_decref(j);
 }
 
+size_t conn_reply_head(char *out, size_t cap, const char *re, const json_t *id) {
+  /* re is one of our own type names (no escaping needed); an integer id is
+   * written here, a string id (validated by proto_decode) by jansson. */
+  static const char h1[] = "{\"re\":\"", h2[] = "\",\"id\":",
+                    h3[] = ",\"ok\":true,\"data\":";
+  size_t rl = strlen(re), n = 0;
+  if (cap < sizeof h1 + rl + sizeof h2 + sizeof h3 + 24) return 0;
+  memcpy(out, h1, sizeof h1 - 1);
+  n = sizeof h1 - 1;
+  memcpy(out + n, re, rl);
+  n += rl;
+  if (id != NULL) {
+    memcpy(out + n, h2, sizeof h2 - 1);
+    n += sizeof h2 - 1;
+    if (json_is_integer(id)) {
+      n += fmt_i64(out + n, (long long)json_integer_value(id));
+    } else {
+      size_t il = json_dumpb(id, out + n, cap - n, JSON_ENCODE_ANY | JSON_COMPACT);
+      if (il == 0 || il >= cap - n - sizeof h3) return 0;
+      n += il;
+    }
+    memcpy(out + n, h3, sizeof h3 - 1);
+    n += sizeof h3 - 1;
+  } else {
+    out[n++] = '"';
+    memcpy(out + n, h3, sizeof h3 - 1);
+    n += sizeof h3 - 1;
+  }
+  return n;
+}
+
 void conn_reply_raw(conn *c, const char *re, json_t *id, const char *data_json,
                     size_t len) {
   if (c->closing || c->ending) return;
-  /* re is one of our own type names (no escaping needed); id is an integer
-   * or a validated string, encoded by jansson. */
-  char idbuf[PROTO_ID_STR_MAX * 6 + 16];
-  size_t idlen = 0;
-  if (id != NULL) {
-    idlen = json_dumpb(id, idbuf, sizeof idbuf, JSON_ENCODE_ANY | JSON_COMPACT);
-    if (idlen == 0 || idlen > sizeof idbuf) {
-      conn_reply_ok(c, re, id, json_loadb(data_json, len, 0, NULL));
-      return;
-    }
+  char head[CONN_REPLY_HEAD_MAX];
+  size_t n = conn_reply_head(head, sizeof head, re, id);
+  if (n == 0) {
+    conn_reply_ok(c, re, id, json_loadb(data_json, len, 0, NULL));
+    return;
   }
-  size_t cap = len + idlen + strlen(re) + 48;
-  wbuf *b = wbuf_new(cap);
-  int n;
-  if (id != NULL)
-    n = snprintf(b->data, cap, "{\"re\":\"%s\",\"id\":%.*s,\"ok\":true,\"data\":",
-                 re, (int)idlen, idbuf);
-  else
-    n = snprintf(b->data, cap, "{\"re\":\"%s\",\"ok\":true,\"data\":", re);
+  wbuf *b = wbuf_new(n + len + 2);
+  memcpy(b->data, head, n);
   memcpy(b->data + n, data_json, len);
   b->data[n + len] = '}';
   b->data[n + len + 1] = '\n';
-  b->len = (size_t)n + len + 2;
   conn_send(c, b);
   wbuf_unref(b);
 }

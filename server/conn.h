@@ -96,6 +96,11 @@ void conn_reply_ok(conn *c, const char *re, json_t *id, json_t *data);
  * bytes): hello and ping are answered without building a tree. */
 void conn_reply_raw(conn *c, const char *re, json_t *id, const char *data_json,
                     size_t len);
+/* The start of that reply, {"re":re,"id":id,"ok":true,"data": (the "id" pair
+ * omitted when id is NULL), into out: its length, or 0 if it does not fit
+ * (CONN_REPLY_HEAD_MAX always does). For replies encoded by their caller. */
+#define CONN_REPLY_HEAD_MAX (PROTO_TYPE_NAME_MAX + PROTO_ID_STR_MAX * 6 + 64)
+size_t conn_reply_head(char *out, size_t cap, const char *re, const json_t *id);
 void conn_reply_err(conn *c, const char *re, json_t *id, int code,
                     const char *msg);
 void conn_reply_err_retry(conn *c, const char *re, json_t *id, int code,

@@ -91,7 +91,39 @@ static const cmd cmd_table[] = {
     {"export", history_h_export, 0},
 };
 
+/* The hot path: a logged-in player's "move" with only integer or plain
+ * string fields is decoded in place (proto_flat_scan) and handed to
+ * room_move, without a JSON tree. Returns 0 for anything else, which the
+ * general path then handles, errors included, exactly as before. */
+static int fast_move(conn *c, const char *line, size_t len) {
+  proto_flat f;
+  if (!c->hello || c->player_id == 0 || proto_flat_scan(line, len, &f) != 0)
+    return 0;
+  const proto_flat_val *type = proto_flat_get(&f, "type"),
+                       *id = proto_flat_get(&f, "id"),
+                       *gid = proto_flat_get(&f, "game_id"),
+                       *mv = proto_flat_get(&f, "move"),
+                       *seq = proto_flat_get(&f, "seq");
+  if (type == NULL || !type->is_str || type->slen != 4 ||
+      memcmp(type->str, "move", 4) != 0)
+    return 0;
+  if (f.n != 3u + (id != NULL) + (seq != NULL) || gid == NULL || gid->is_str ||
+      mv == NULL || !mv->is_str || (id && id->is_str) || (seq && seq->is_str))
+    return 0;
+  char text[GAME_MOVE_TEXT_MAX * 2];
+  if (mv->slen >= sizeof text) return 0; /* the general path says why */
+  memcpy(text, mv->str, mv->slen);
+  text[mv->slen] = '\0';
+  proto_msg m = {.root = NULL, .id = NULL, .type = "move"};
+  if (id) m.id = json_integer(id->num);
+  c->last_req_ms = uv_now(c->srv->loop);
+  room_move(c, &m, gid->num, text, seq ? seq->num : -1);
+  proto_msg_clear(&m);
+  return 1;
+}
+
 void handlers_line(conn *c, const char *line, size_t len) {
+  if (fast_move(c, line, len)) return;
   proto_msg m;
   agon_err e;
   agon_err_clear(&e);

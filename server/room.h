@@ -77,6 +77,10 @@ void rooms_conn_gone(conn *c);
 
 /* Handlers (handlers.c's table). */
 void room_h_move(conn *c, proto_msg *m);
+/* The move request with its fields already decoded (room_h_move, or the
+ * flat fast path in handlers.c): seq < 0 when absent. */
+void room_move(conn *c, proto_msg *m, int64_t game_id, const char *text,
+               int64_t seq);
 void room_h_resign(conn *c, proto_msg *m);
 void room_h_draw_offer(conn *c, proto_msg *m);
 void room_h_draw_accept(conn *c, proto_msg *m);
