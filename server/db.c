@@ -178,6 +178,12 @@ sqlite3_stmt *db_stmt(sqlite3 *conn, const char *sql) {
   return NULL;
 }
 
+uint64_t db_writer_broken_batches(void) {
+  db_worker *w = tl_worker;
+  /* Written by this same thread (run_batch, under the lock): no race. */
+  return w && w == &w->d->writer ? w->d->commit_failures : 0;
+}
+
 /* After a job: reset what it used, so no statement stays active across the
  * RELEASE/COMMIT and bindings never leak into the next job. Statements beyond
  * STMT_USED_MAX are caught by the full sweep. */

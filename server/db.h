@@ -112,6 +112,11 @@ int db_read(db *d, db_job_fn fn, void *ctx, db_done_cb cb);
  * Saves the ~10 us prepare per statement that small write jobs would pay. */
 sqlite3_stmt *db_stmt(sqlite3 *conn, const char *sql);
 
+/* Inside a write job only: how many batches this writer could not commit so
+ * far (all of their jobs were undone, whatever they returned). A job that
+ * caches what earlier jobs wrote must drop the cache when this changes. */
+uint64_t db_writer_broken_batches(void);
+
 typedef struct db_stats {
   unsigned queue_depth;      /* write jobs waiting for the writer */
   unsigned writes_inflight;  /* accepted writes whose callback is pending */

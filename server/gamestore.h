@@ -11,7 +11,9 @@
  * `game_events`) has a per-game seq, 1, 2, 3, ... without gaps; seq 0 is the
  * game's start (the games row). gs_append_job refuses to store seq N unless
  * seq N-1 is stored, so a failed write can never leave a hole that a later
- * write would paper over (docs/protocol.md, Durability). */
+ * write would paper over (docs/protocol.md, Durability). It knows that from
+ * what it wrote itself (a per-game cache of the last seq, dropped when a
+ * batch fails) or, when the cache cannot tell, from an index probe. */
 #ifndef AGON_GAMESTORE_H
 #define AGON_GAMESTORE_H
 

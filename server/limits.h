@@ -160,6 +160,12 @@
  * bounds what a corrupt database could make recovery allocate (~170 MiB). */
 #define GS_REPLAY_MAX 1000000u
 
+/* Games whose last written seq the writer remembers (gamestore.c), so the
+ * gap check needs no index probe: 16 bytes a slot, at most 3/4 full, so 1 MiB
+ * covers ~49 000 live games; past that the table starts over and appends
+ * probe the database until their game is cached again. Power of two. */
+#define GS_SEQ_CACHE_MAX 65536u
+
 /* ---- spectators and chat (spectate.h) ---------------------------------- */
 /* Spectators of one game: a big tournament final may draw thousands; each
  * costs a 48-byte node plus its connection, and a broadcast is one wbuf
