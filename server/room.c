@@ -1243,7 +1243,8 @@ void room_move(conn *c, proto_msg *m, int64_t game_id, const char *text,
   a->move_seq = mseq;
   a->ply = nm.ply;
   a->side = tm;
-  snprintf(a->move, sizeof a->move, "%s", nm.last_text);
+  _Static_assert(sizeof a->move == sizeof nm.last_text, "move text sizes");
+  memcpy(a->move, nm.last_text, sizeof a->move); /* NUL-terminated inside */
   a->timed = k.tc.kind != CLOCK_UNTIMED;
   a->clock_ms[0] = clock_remaining(&k, 0, (int64_t)now);
   a->clock_ms[1] = clock_remaining(&k, 1, (int64_t)now);
