@@ -725,6 +725,11 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
   if (!sqlite3_threadsafe())
     return agon_err_set(err, AGON_ESTORAGE,
                         "sqlite3 was built without thread support");
+  /* No memory statistics: with them every sqlite3_malloc takes one global
+   * mutex, shared by the writer, the readers and the checkpointer (nothing
+   * here reads them). Only possible before SQLite's first use; later calls
+   * fail harmlessly (SQLITE_MISUSE), e.g. a second db_open in a test. */
+  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   db *d = calloc(1, sizeof *d);
   if (!d) return agon_err_set(err, AGON_ESTORAGE, "out of memory");
   d->loop = loop;
