@@ -353,8 +353,8 @@ static void enc_str(enc *e, const char *s, size_t n) {
   enc_ch(e, '"');
 }
 
-static void enc_int(enc *e, json_int_t v) {
-  char tmp[24];
+size_t proto_fmt_int(char *out, long long v) {
+  char tmp[PROTO_INT_MAX];
   size_t i = sizeof tmp;
   unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
                                : (unsigned long long)v;
@@ -363,7 +363,13 @@ static void enc_int(enc *e, json_int_t v) {
     u /= 10;
   } while (u);
   if (v < 0) tmp[--i] = '-';
-  enc_put(e, tmp + i, sizeof tmp - i);
+  memcpy(out, tmp + i, sizeof tmp - i);
+  return sizeof tmp - i;
+}
+
+static void enc_int(enc *e, json_int_t v) {
+  char tmp[PROTO_INT_MAX];
+  enc_put(e, tmp, proto_fmt_int(tmp, v));
 }
 
 /* 0, or -1 when jansson itself would fail (a real it cannot print). */

@@ -125,6 +125,12 @@ const proto_flat_val *proto_flat_get(const proto_flat *f, const char *key);
 
 /* ---- encoding (all return new references; NULL only on OOM) ------------ */
 
+/* v in decimal at out (room for PROTO_INT_MAX bytes), not NUL-terminated:
+ * its length. For encoders that write protocol lines by hand. */
+#define PROTO_INT_MAX 20
+size_t proto_fmt_int(char *out, long long v);
+
+
 /* {"re":re,"id":id,"ok":true,"data":data}. data: steals (NULL -> {}). id:
  * borrowed, omitted when NULL. re NULL -> null. */
 json_t *proto_reply_ok(const char *re, json_t *id, json_t *data);

@@ -276,7 +276,7 @@ size_t conn_reply_head(char *out, size_t cap, const char *re, const json_t *id) 
     memcpy(out + n, h2, sizeof h2 - 1);
     n += sizeof h2 - 1;
     if (json_is_integer(id)) {
-      n += fmt_i64(out + n, (long long)json_integer_value(id));
+      n += proto_fmt_int(out + n, (long long)json_integer_value(id));
     } else {
       size_t il = json_dumpb(id, out + n, cap - n, JSON_ENCODE_ANY | JSON_COMPACT);
       if (il == 0 || il >= cap - n - sizeof h3) return 0;

@@ -1116,8 +1116,8 @@ static void sb_put(sbuf *b, const char *s, size_t n) {
 #define SB_LIT(b, s) sb_put((b), "" s, sizeof(s) - 1)
 
 static void sb_int(sbuf *b, long long v) {
-  sb_grow(b, 20);
-  b->len += fmt_i64(b->p + b->len, v);
+  sb_grow(b, PROTO_INT_MAX);
+  b->len += proto_fmt_int(b->p + b->len, v);
 }
 
 /* A JSON string (quotes included). */
@@ -1153,6 +1153,16 @@ static void sb_clocks(sbuf *b, const game_clock *k, uint64_t now) {
   if (k->running >= 0) sb_int(b, k->running);
   else SB_LIT(b, "null");
   SB_LIT(b, "}");
+}
+
+/* "game_id":G,"seq":S,"ply":P: the start of the move reply and event. */
+static void sb_move_ids(sbuf *b, int64_t game_id, uint32_t seq, uint32_t ply) {
+  SB_LIT(b, "\"game_id\":");
+  sb_int(b, game_id);
+  SB_LIT(b, ",\"seq\":");
+  sb_int(b, seq);
+  SB_LIT(b, ",\"ply\":");
+  sb_int(b, ply);
 }
 
 /* ---- move ------------------------------------------------------------------ */
@@ -1260,12 +1270,8 @@ void room_move(conn *c, proto_msg *m, int64_t game_id, const char *text,
   size_t head = conn_reply_head(b->p, b->cap, op->re, op->id);
   if (head == 0) head = conn_reply_head(b->p, b->cap, op->re, NULL); /* never */
   b->len = head;
-  SB_LIT(b, "{\"game_id\":");
-  sb_int(b, r->id);
-  SB_LIT(b, ",\"seq\":");
-  sb_int(b, mseq);
-  SB_LIT(b, ",\"ply\":");
-  sb_int(b, nm.ply);
+  SB_LIT(b, "{");
+  sb_move_ids(b, r->id, mseq, nm.ply);
   SB_LIT(b, ",\"move\":");
   sb_jstr(b, nm.last_text);
   SB_LIT(b, ",\"clocks\":");
@@ -1275,12 +1281,8 @@ void room_move(conn *c, proto_msg *m, int64_t game_id, const char *text,
   /* The event to both players (and spectators). */
   int tm2 = game_match_to_move(&nm);
   b->len = 0;
-  SB_LIT(b, "{\"event\":\"move\",\"game_id\":");
-  sb_int(b, r->id);
-  SB_LIT(b, ",\"seq\":");
-  sb_int(b, mseq);
-  SB_LIT(b, ",\"ply\":");
-  sb_int(b, nm.ply);
+  SB_LIT(b, "{\"event\":\"move\",");
+  sb_move_ids(b, r->id, mseq, nm.ply);
   SB_LIT(b, ",\"seat\":");
   sb_int(b, seat);
   SB_LIT(b, ",\"side\":");

@@ -8,8 +8,5 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 char *xstrdup(const char *s);
-/* v in decimal at out (room for 20 bytes), not NUL-terminated: its length.
- * For the hot encoders, where printf's format parsing showed in profiles. */
-size_t fmt_i64(char *out, long long v);
 
 #endif

@@ -272,16 +272,7 @@ static char *put(char *p, const char *s) {
 }
 
 static char *put_int(char *p, long long v) {
-  char t[24];
-  int n = 0;
-  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-  do {
-    t[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  if (v < 0) *p++ = '-';
-  while (n) *p++ = t[--n];
-  return p;
+  return p + proto_fmt_int(p, v);
 }
 
 /* ---- game logic ---------------------------------------------------------- */
