@@ -18,6 +18,9 @@
 
 #include <assert.h>
 #include <stdio.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -97,6 +100,15 @@ struct db {
 #define DB_FREE_JOBS_MAX 4096 /* recycled records kept: ~200 KiB */
 
 static _Thread_local db_worker *tl_worker;
+
+/* The thread's name as top -H, perf and gdb show it (15 bytes at most). */
+static void name_thread(const char *name) {
+#ifdef __linux__
+  prctl(PR_SET_NAME, name, 0, 0, 0);
+#else
+  (void)name;
+#endif
+}
 
 int64_t db_now_ms(void) {
   struct timespec ts;
@@ -313,6 +325,7 @@ static void run_batch(db *d, db_job *first, unsigned n) {
 static void writer_main(void *arg) {
   db *d = arg;
   tl_worker = &d->writer;
+  name_thread("agond-writer");
   for (;;) {
     uv_mutex_lock(&d->lock);
     while (!d->wq.head && !d->stopping) uv_cond_wait(&d->wcond, &d->lock);
@@ -392,6 +405,7 @@ static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
 
 static void ckpt_main(void *arg) {
   db *d = arg;
+  name_thread("agond-ckpt");
   for (;;) {
     uv_mutex_lock(&d->lock);
     while (!d->ckpt_want && !d->stopping) uv_cond_wait(&d->ccond, &d->lock);
@@ -423,6 +437,7 @@ static void reader_main(void *arg) {
   db_worker *w = arg;
   db *d = w->d;
   tl_worker = w;
+  name_thread("agond-reader");
   for (;;) {
     uv_mutex_lock(&d->lock);
     while (!d->rq.head && !d->stopping) uv_cond_wait(&d->rcond, &d->lock);
