@@ -91,13 +91,35 @@ static const cmd cmd_table[] = {
     {"export", history_h_export, 0},
 };
 
-/* The hot path: a logged-in player's "move" with only integer or plain
- * string fields is decoded in place (proto_flat_scan) and handed to
- * room_move, without a JSON tree. Returns 0 for anything else, which the
- * general path then handles, errors included, exactly as before. */
+static const cmd *cmd_find(const char *type) {
+  for (size_t i = 0; i < sizeof cmd_table / sizeof cmd_table[0]; i++)
+    if (strcmp(cmd_table[i].name, type) == 0) return &cmd_table[i];
+  return NULL;
+}
+
+/* Why k may not run on c now (its flags against the connection's state): an
+ * error code and message, or 0. */
+static int cmd_refusal(const conn *c, const cmd *k, const char **msg) {
+  *msg = NULL;
+  if (!c->hello && !(k->flags & CMD_BEFORE_HELLO)) {
+    *msg = "send hello first";
+    return AGON_ESTATE;
+  }
+  if ((k->flags & CMD_NEEDS_AUTH) && c->player_id == 0) return AGON_EUNAUTH;
+  if ((k->flags & CMD_ANON_ONLY) && c->player_id != 0) return AGON_EALREADYAUTH;
+  return 0;
+}
+
+/* The hot path: a "move" with only integer or plain string fields is
+ * decoded in place (proto_flat_scan) and handed to room_move, without a
+ * JSON tree, when the table lets it run. Returns 0 for anything else, which
+ * the general path then handles, errors included, exactly as before. */
 static int fast_move(conn *c, const char *line, size_t len) {
+  static const cmd *move_cmd;
+  const char *why;
+  if (move_cmd == NULL) move_cmd = cmd_find("move");
   proto_flat f;
-  if (!c->hello || c->player_id == 0 || proto_flat_scan(line, len, &f) != 0)
+  if (cmd_refusal(c, move_cmd, &why) != 0 || proto_flat_scan(line, len, &f) != 0)
     return 0;
   const proto_flat_val *type = proto_flat_get(&f, "type"),
                        *id = proto_flat_get(&f, "id"),
@@ -135,22 +157,15 @@ void handlers_line(conn *c, const char *line, size_t len) {
     return;
   }
   c->last_req_ms = uv_now(c->srv->loop);
-  const cmd *k = NULL;
-  for (size_t i = 0; i < sizeof cmd_table / sizeof cmd_table[0]; i++)
-    if (strcmp(cmd_table[i].name, m.type) == 0) {
-      k = &cmd_table[i];
-      break;
-    }
+  const cmd *k = cmd_find(m.type);
+  const char *why;
+  int refused;
   if (k == NULL) {
     char msg[80];
     snprintf(msg, sizeof msg, "unknown message type \"%s\"", m.type);
     conn_reply_err(c, m.type, m.id, AGON_EUNKNOWNTYPE, msg);
-  } else if (!c->hello && !(k->flags & CMD_BEFORE_HELLO)) {
-    conn_reply_err(c, m.type, m.id, AGON_ESTATE, "send hello first");
-  } else if ((k->flags & CMD_NEEDS_AUTH) && c->player_id == 0) {
-    conn_reply_err(c, m.type, m.id, AGON_EUNAUTH, NULL);
-  } else if ((k->flags & CMD_ANON_ONLY) && c->player_id != 0) {
-    conn_reply_err(c, m.type, m.id, AGON_EALREADYAUTH, NULL);
+  } else if ((refused = cmd_refusal(c, k, &why)) != 0) {
+    conn_reply_err(c, m.type, m.id, refused, why);
   } else {
     k->fn(c, &m);
   }
