@@ -59,6 +59,7 @@ typedef struct db_worker {
   } cache[STMT_CACHE_SLOTS];
   unsigned used[STMT_USED_MAX];
   unsigned nused;
+  void *data; /* writer: db_writer_data() */
 } db_worker;
 
 struct db {
@@ -194,6 +195,11 @@ uint64_t db_writer_broken_batches(void) {
   db_worker *w = tl_worker;
   /* Written by this same thread (run_batch, under the lock): no race. */
   return w && w == &w->d->writer ? w->d->commit_failures : 0;
+}
+
+void **db_writer_data(void) {
+  db_worker *w = tl_worker;
+  return w && w == &w->d->writer ? &w->data : NULL;
 }
 
 /* After a job: reset what it used, so no statement stays active across the
@@ -716,6 +722,7 @@ static void free_db(db *d) {
   uv_cond_destroy(&d->ccond);
   uv_mutex_destroy(&d->lock);
   free(d->readers);
+  free(d->writer.data);
   free(d);
 }
 

@@ -117,6 +117,12 @@ sqlite3_stmt *db_stmt(sqlite3 *conn, const char *sql);
  * caches what earlier jobs wrote must drop the cache when this changes. */
 uint64_t db_writer_broken_batches(void);
 
+/* Inside a write job only: a pointer the writer keeps for its jobs from one
+ * job to the next (NULL at first), e.g. a cache of what they wrote. It
+ * belongs to this database's writer; what it points to must be a single
+ * malloc'd block, which db_close frees. */
+void **db_writer_data(void);
+
 typedef struct db_stats {
   unsigned queue_depth;      /* write jobs waiting for the writer */
   unsigned writes_inflight;  /* accepted writes whose callback is pending */

@@ -110,84 +110,94 @@ typedef struct seq_slot {
   uint32_t seq;
 } seq_slot;
 
-static struct {
-  seq_slot *slot;
-  uint32_t cap, n;       /* cap: power of two, or 0 before first use */
+/* One block in the writer's db_writer_data() (db_close frees it), so each
+ * database's writer has its own. */
+typedef struct seq_cache {
+  uint32_t cap, n;       /* cap: power of two */
   uint64_t broken_seen;  /* db_writer_broken_batches() when last checked */
-} seqs;
+  seq_slot slot[];
+} seq_cache;
+
+static seq_cache *seqs_get(void) {
+  void **p = db_writer_data();
+  return p ? *p : NULL;
+}
 
 static uint32_t seq_hash(int64_t id, uint32_t cap) {
   uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15u;
   return (uint32_t)(h >> 32) & (cap - 1);
 }
 
-static void seqs_clear(void) {
-  if (seqs.slot) memset(seqs.slot, 0, seqs.cap * sizeof *seqs.slot);
-  seqs.n = 0;
+static void seqs_clear(seq_cache *c) {
+  memset(c->slot, 0, c->cap * sizeof c->slot[0]);
+  c->n = 0;
 }
 
-static seq_slot *seqs_find(int64_t id) {
-  if (seqs.cap == 0) return NULL;
-  for (uint32_t i = seq_hash(id, seqs.cap);; i = (i + 1) & (seqs.cap - 1)) {
-    if (seqs.slot[i].game_id == id) return &seqs.slot[i];
-    if (seqs.slot[i].game_id == 0) return NULL;
+static seq_slot *seqs_find(seq_cache *c, int64_t id) {
+  if (c == NULL) return NULL;
+  for (uint32_t i = seq_hash(id, c->cap);; i = (i + 1) & (c->cap - 1)) {
+    if (c->slot[i].game_id == id) return &c->slot[i];
+    if (c->slot[i].game_id == 0) return NULL;
   }
 }
 
 static void seqs_put(int64_t id, uint32_t seq) {
-  seq_slot *s = seqs_find(id);
+  void **p = db_writer_data();
+  if (p == NULL) return;
+  seq_cache *c = *p;
+  seq_slot *s = seqs_find(c, id);
   if (s) {
     s->seq = seq;
     return;
   }
-  if (seqs.cap == 0 || (seqs.n + 1) * 4 > seqs.cap * 3) {
+  if (c == NULL || (c->n + 1) * 4 > c->cap * 3) {
     /* Grow up to the cap, then start over (misses are only slower). */
-    if (seqs.cap < GS_SEQ_CACHE_MAX) {
-      free(seqs.slot);
-      seqs.cap = seqs.cap ? seqs.cap * 2 : 1024;
-      seqs.slot = calloc(seqs.cap, sizeof *seqs.slot);
-      if (seqs.slot == NULL) {
-        seqs.cap = 0;
-        seqs.n = 0;
-        return; /* no cache: every append is probed */
-      }
-      seqs.n = 0;
+    if (c == NULL || c->cap < GS_SEQ_CACHE_MAX) {
+      uint32_t cap = c ? c->cap * 2 : 1024;
+      uint64_t broken = c ? c->broken_seen : db_writer_broken_batches();
+      free(c);
+      *p = c = calloc(1, sizeof *c + cap * sizeof c->slot[0]);
+      if (c == NULL) return; /* no cache: every append is probed */
+      c->cap = cap;
+      c->broken_seen = broken;
     } else {
-      seqs_clear();
+      seqs_clear(c);
     }
   }
-  uint32_t i = seq_hash(id, seqs.cap);
-  while (seqs.slot[i].game_id != 0) i = (i + 1) & (seqs.cap - 1);
-  seqs.slot[i].game_id = id;
-  seqs.slot[i].seq = seq;
-  seqs.n++;
+  uint32_t i = seq_hash(id, c->cap);
+  while (c->slot[i].game_id != 0) i = (i + 1) & (c->cap - 1);
+  c->slot[i].game_id = id;
+  c->slot[i].seq = seq;
+  c->n++;
 }
 
 /* Backward-shift deletion keeps the probe chains whole. */
 static void seqs_del(int64_t id) {
-  seq_slot *s = seqs_find(id);
+  seq_cache *c = seqs_get();
+  seq_slot *s = seqs_find(c, id);
   if (s == NULL) return;
-  uint32_t i = (uint32_t)(s - seqs.slot), mask = seqs.cap - 1;
-  for (uint32_t j = (i + 1) & mask; seqs.slot[j].game_id != 0; j = (j + 1) & mask) {
-    uint32_t home = seq_hash(seqs.slot[j].game_id, seqs.cap);
+  uint32_t i = (uint32_t)(s - c->slot), mask = c->cap - 1;
+  for (uint32_t j = (i + 1) & mask; c->slot[j].game_id != 0; j = (j + 1) & mask) {
+    uint32_t home = seq_hash(c->slot[j].game_id, c->cap);
     /* Move j into the hole at i unless its home lies in (i, j]. */
     if (((j - home) & mask) >= ((j - i) & mask)) {
-      seqs.slot[i] = seqs.slot[j];
+      c->slot[i] = c->slot[j];
       i = j;
     }
   }
-  seqs.slot[i].game_id = 0;
-  seqs.n--;
+  c->slot[i].game_id = 0;
+  c->n--;
 }
 
 /* 1 if seq of the game is known written (cache) or stored (probe). */
 static int seq_written(sqlite3 *conn, int64_t game_id, uint32_t seq) {
+  seq_cache *c = seqs_get();
   uint64_t broken = db_writer_broken_batches();
-  if (broken != seqs.broken_seen) {
-    seqs.broken_seen = broken;
-    seqs_clear();
+  if (c && broken != c->broken_seen) {
+    c->broken_seen = broken;
+    seqs_clear(c);
   }
-  seq_slot *s = seqs_find(game_id);
+  seq_slot *s = seqs_find(c, game_id);
   if (s && s->seq == seq) return 1;
   return seq_stored(conn, game_id, seq);
 }
@@ -392,6 +402,12 @@ int gs_rhist_job(sqlite3 *conn, void *ctx) {
 }
 
 static int append_rows(sqlite3 *conn, gs_append *a);
+
+int gs_append_write(db *d, gs_append *a, db_done_cb cb) {
+  /* A lone move row is one INSERT (append_rows): no savepoint needed. */
+  int one = a->has_move && !a->set_sides && !a->has_event && !a->end;
+  return (one ? db_write_one : db_write)(d, gs_append_job, a, cb);
+}
 
 int gs_append_job(sqlite3 *conn, void *ctx) {
   gs_append *a = ctx;

@@ -3,8 +3,9 @@
  * events of a game since a seq, a whole game for recovery).
  *
  * Every job function has the db_job_fn signature and runs on a db thread:
- * it touches only its ctx (plain data, never json_t) and the sqlite3
- * connection it is given. The loop fills the ctx, calls db_write/db_read,
+ * it touches only its ctx (plain data, never json_t), the sqlite3
+ * connection it is given and (gs_append_job) the writer's cache of the seqs
+ * it wrote, kept in db_writer_data(). The loop fills the ctx, calls db_write/db_read,
  * and reads the results in the completion callback (db.h).
  *
  * Sequence numbers: every stored game event (a row of `moves` or of
@@ -20,6 +21,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "db.h"
 #include "game.h"
 #include "limits.h"
 
@@ -99,6 +101,9 @@ typedef struct gs_append {
 /* Appends the move and/or event, updates the games row when ending. Returns
  * AGON_ESTORAGE if the previous seq is missing (a failed earlier write). */
 int gs_append_job(sqlite3 *conn, void *ctx);
+/* Queues gs_append_job for a (db_write's returns): with db_write_one when a
+ * is a lone move row, the common case, which needs no savepoint. */
+int gs_append_write(db *d, gs_append *a, db_done_cb cb);
 
 /* ---- ratings ------------------------------------------------------------ */
 

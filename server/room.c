@@ -539,11 +539,7 @@ static void room_write_cb(void *ctx, int status) {
 /* Queue op. On refusal, replies busy/shutting_down and frees op: the
  * caller must not have changed the room yet. */
 static int room_submit(room *r, room_op *op) {
-  const gs_append *a = &op->a;
-  /* A lone move row is one INSERT (gs_append_job): no savepoint needed. */
-  int one = a->has_move && !a->set_sides && !a->has_event && !a->end;
-  int rc = (one ? db_write_one : db_write)(r->srv->db, gs_append_job, &op->a,
-                                          room_write_cb);
+  int rc = gs_append_write(r->srv->db, &op->a, room_write_cb);
   if (rc != 0) {
     if (op->c)
       conn_reply_err(op->c, op->re, op->id,

@@ -52,10 +52,10 @@ static void move_job(job *j, uint32_t seq) {
   j->a.winner_side = -1;
 }
 
-/* A plain move goes the way room.c sends it: db_write_one. */
+/* Queued the way room.c queues it (a plain move: db_write_one). */
 static void submit_move(job *j, uint32_t seq) {
   move_job(j, seq);
-  CHECK_INT(db_write_one(d, gs_append_job, &j->a, job_done), 0);
+  CHECK_INT(gs_append_write(d, &j->a, job_done), 0);
 }
 
 /* One batch: everything submitted before the loop runs is handed to the
@@ -163,7 +163,7 @@ static void test_failed_append(void) {
   bad.a.winner_side = -1;
   bad.a.data = "{not json"; /* the CHECK (json_valid) refuses it */
   int before = ndone;
-  CHECK_INT(db_write(d, gs_append_job, &bad.a, job_done), 0);
+  CHECK_INT(gs_append_write(d, &bad.a, job_done), 0);
   submit_move(&next, 5);
   run_until_done(before + 2);
   CHECK_INT(bad.status, AGON_ESTORAGE);
