@@ -1217,27 +1217,30 @@ static int lobby_finish(const lobby_env *e, sess *s, const char *token,
   return start_finish(e->arg, s, token, &w, rc, what, err);
 }
 
+/* The lobby's options as the command line `agon CMD GID` (id: its text). */
+static opts lobby_game_opts(const lobby_env *e, const char *cmd, long long gid,
+                            char id[32]) {
+  opts o = *(const opts *)e->arg;
+  snprintf(id, 32, "%lld", gid);
+  o.pos[0] = cmd;
+  o.pos[1] = id;
+  o.n_pos = 2;
+  return o;
+}
+
 /* From the lobby screen: a started game on its connection, or `play N`
  * (cmd_game) and `watch N` (cmd_watch) on their own. */
 static int lobby_play(const lobby_env *e, sess *s, const char *token,
                       const json_t *start, long long gid) {
   if (start) return started(e->arg, s, token, (json_t *)start);
-  opts o = *(const opts *)e->arg;
   char id[32];
-  snprintf(id, sizeof id, "%lld", gid);
-  o.pos[0] = "play";
-  o.pos[1] = id;
-  o.n_pos = 2;
+  opts o = lobby_game_opts(e, "play", gid, id);
   return cmd_game(&o, "play");
 }
 
 static int lobby_watch(const lobby_env *e, long long gid) {
-  opts o = *(const opts *)e->arg;
   char id[32];
-  snprintf(id, sizeof id, "%lld", gid);
-  o.pos[0] = "watch";
-  o.pos[1] = id;
-  o.n_pos = 2;
+  opts o = lobby_game_opts(e, "watch", gid, id);
   return cmd_watch(&o);
 }
 
