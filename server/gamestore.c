@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 #include "db.h"
 #include "glicko2.h"
@@ -78,59 +79,77 @@ int gs_create_job(sqlite3 *conn, void *ctx) {
 
 /* ---- append ------------------------------------------------------------ */
 
-/* Is seq stored for the game? An index probe on (game_id, seq) of moves,
- * then (rarely: the previous write was an event) of game_events. */
-static int seq_stored(sqlite3 *conn, int64_t game_id, uint32_t seq) {
-  static const char *const sql[2] = {
-      "SELECT 1 FROM moves WHERE game_id = ?1 AND seq = ?2",
-      "SELECT 1 FROM game_events WHERE game_id = ?1 AND seq = ?2"};
-  for (int i = 0; i < 2; i++) {
-    sqlite3_stmt *st = db_stmt(conn, sql[i]);
-    if (st == NULL) return -1;
-    sqlite3_bind_int64(st, 1, game_id);
-    sqlite3_bind_int64(st, 2, seq);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) return 1;
-    if (rc != SQLITE_DONE) return -1;
-  }
-  return 0;
-}
-
-/* The last seq each game's appends wrote (writer thread only), so that the
- * gap check costs a hash lookup instead of an index probe (~1.5 us per
- * move under load). An entry (G, s) means: seq s of G was written by a job
- * that succeeded, in a committed batch or in the current one. It is only
- * ever set by a successful append, dropped when the game ends, and the whole
- * table is dropped when a batch fails to commit (its jobs are undone). A
- * failed append leaves its game's entry at the previous seq, so the next
- * append of that game misses and is probed. A miss probes the database: it
- * is a cache, never the authority; when it fills up it starts over. */
-typedef struct seq_slot {
-  int64_t game_id;  /* 0: free (game ids are rowids, >= 1) */
+/* The writer's table of live games (writer thread only), one slot a game:
+ *
+ * - seq: the last seq its appends wrote, so the gap check costs a hash
+ *   lookup instead of index probes. An entry (G, s) means: seq s of G was
+ *   written by a job that succeeded, in a committed batch or in the current
+ *   one. It is only ever set by a successful append, dropped when the game
+ *   ends, and the whole table is dropped when a batch fails to commit (its
+ *   jobs are undone). A failed append leaves its game's entry at the
+ *   previous seq, so the next append of that game misses and is probed.
+ * - pend: its moves rows not in move_idx yet (migrations/0005), written as
+ *   one run when GS_IDX_PENDING_MAX are waiting, at the game's end, or by
+ *   the sweep (gs_index_job).
+ *
+ * complete: every moves row above the mark is in some slot's pend. Only the
+ * sweep sets it, after indexing everything; anything that loses a pending
+ * entry unwritten (the table dropped or started over, a failed job that had
+ * written some) clears it, and then the next sweep indexes every row above
+ * the mark from the table itself. While it is clear, reads and probes scan
+ * those rows (never more than about a sweep interval's worth). The table is
+ * a cache, never the authority: a miss probes the database. */
+typedef struct idx_pend {
   uint32_t seq;
+  uint32_t id_off; /* moves.id - slot's pend_id0 */
+} idx_pend;
+
+typedef struct seq_slot {
+  int64_t game_id; /* 0: free (game ids are rowids, >= 1) */
+  int64_t pend_id0;
+  uint32_t seq;
+  uint32_t npend;
+  idx_pend pend[GS_IDX_PENDING_MAX];
 } seq_slot;
 
 /* One block in the writer's db_writer_data() (db_close frees it), so each
  * database's writer has its own. */
 typedef struct seq_cache {
   uint32_t cap, n;       /* cap: power of two */
+  int complete;
   uint64_t broken_seen;  /* db_writer_broken_batches() when last checked */
   seq_slot slot[];
 } seq_cache;
 
-static seq_cache *seqs_get(void) {
+static seq_cache *cache_alloc(uint32_t cap) {
+  seq_cache *c = calloc(1, sizeof *c + cap * sizeof c->slot[0]);
+  if (c) c->cap = cap;
+  return c;
+}
+
+/* The writer's table, emptied first if a batch broke since it last looked;
+ * created (incomplete) when there is none and create is set. */
+static seq_cache *cache_get(int create) {
   void **p = db_writer_data();
-  return p ? *p : NULL;
+  if (p == NULL) return NULL;
+  seq_cache *c = *p;
+  uint64_t broken = db_writer_broken_batches();
+  if (c == NULL && create) {
+    *p = c = cache_alloc(1024);
+    if (c) c->broken_seen = broken;
+  }
+  if (c && broken != c->broken_seen) {
+    c->broken_seen = broken;
+    memset(c->slot, 0, c->cap * sizeof c->slot[0]);
+    c->n = 0;
+    c->complete = 0;
+  }
+  return c;
 }
 
 static uint32_t seq_hash(int64_t id, uint32_t cap) {
   uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15u;
   return (uint32_t)(h >> 32) & (cap - 1);
-}
-
-static void seqs_clear(seq_cache *c) {
-  memset(c->slot, 0, c->cap * sizeof c->slot[0]);
-  c->n = 0;
 }
 
 static seq_slot *seqs_find(seq_cache *c, int64_t id) {
@@ -141,39 +160,43 @@ static seq_slot *seqs_find(seq_cache *c, int64_t id) {
   }
 }
 
-static void seqs_put(int64_t id, uint32_t seq) {
+static seq_slot *slot_place(seq_cache *c, const seq_slot *from) {
+  uint32_t i = seq_hash(from->game_id, c->cap);
+  while (c->slot[i].game_id != 0) i = (i + 1) & (c->cap - 1);
+  c->slot[i] = *from;
+  c->n++;
+  return &c->slot[i];
+}
+
+/* The game's slot, made if need be (NULL only without memory). */
+static seq_slot *seqs_slot(int64_t id) {
   void **p = db_writer_data();
-  if (p == NULL) return;
-  seq_cache *c = *p;
+  seq_cache *c = cache_get(1);
+  if (c == NULL) return NULL;
   seq_slot *s = seqs_find(c, id);
-  if (s) {
-    s->seq = seq;
-    return;
-  }
-  if (c == NULL || (c->n + 1) * 4 > c->cap * 3) {
-    /* Grow up to the cap, then start over (misses are only slower). */
-    if (c == NULL || c->cap < GS_SEQ_CACHE_MAX) {
-      uint32_t cap = c ? c->cap * 2 : 1024;
-      uint64_t broken = c ? c->broken_seen : db_writer_broken_batches();
+  if (s) return s;
+  if ((c->n + 1) * 4 > c->cap * 3) {
+    if (c->cap < GS_SEQ_CACHE_MAX) { /* grow: the slots move along */
+      seq_cache *g = cache_alloc(c->cap * 2);
+      if (g == NULL) return NULL;
+      g->complete = c->complete;
+      g->broken_seen = c->broken_seen;
+      for (uint32_t i = 0; i < c->cap; i++)
+        if (c->slot[i].game_id) slot_place(g, &c->slot[i]);
       free(c);
-      *p = c = calloc(1, sizeof *c + cap * sizeof c->slot[0]);
-      if (c == NULL) return; /* no cache: every append is probed */
-      c->cap = cap;
-      c->broken_seen = broken;
-    } else {
-      seqs_clear(c);
+      *p = c = g;
+    } else { /* start over: misses are only slower */
+      memset(c->slot, 0, c->cap * sizeof c->slot[0]);
+      c->n = 0;
+      c->complete = 0;
     }
   }
-  uint32_t i = seq_hash(id, c->cap);
-  while (c->slot[i].game_id != 0) i = (i + 1) & (c->cap - 1);
-  c->slot[i].game_id = id;
-  c->slot[i].seq = seq;
-  c->n++;
+  seq_slot fresh = {.game_id = id};
+  return slot_place(c, &fresh);
 }
 
 /* Backward-shift deletion keeps the probe chains whole. */
-static void seqs_del(int64_t id) {
-  seq_cache *c = seqs_get();
+static void seqs_del(seq_cache *c, int64_t id) {
   seq_slot *s = seqs_find(c, id);
   if (s == NULL) return;
   uint32_t i = (uint32_t)(s - c->slot), mask = c->cap - 1;
@@ -189,17 +212,133 @@ static void seqs_del(int64_t id) {
   c->n--;
 }
 
-/* 1 if seq of the game is known written (cache) or stored (probe). */
-static int seq_written(sqlite3 *conn, int64_t game_id, uint32_t seq) {
-  seq_cache *c = seqs_get();
-  uint64_t broken = db_writer_broken_batches();
-  if (c && broken != c->broken_seen) {
-    c->broken_seen = broken;
-    seqs_clear(c);
+/* "INSERT INTO move_idx ... VALUES (?, ?, ?), ..." with 1 to
+ * GS_IDX_PENDING_MAX rows, built once for all writers (db_stmt caches a
+ * statement per text address). */
+static char idx_sql[GS_IDX_PENDING_MAX][64 + GS_IDX_PENDING_MAX * 12];
+static uv_once_t idx_sql_once = UV_ONCE_INIT;
+
+static void idx_sql_init(void) {
+  for (uint32_t n = 1; n <= GS_IDX_PENDING_MAX; n++) {
+    char *b = idx_sql[n - 1];
+    size_t k = (size_t)snprintf(b, sizeof idx_sql[0],
+                                "INSERT INTO move_idx (game_id, seq, id) VALUES ");
+    for (uint32_t i = 0; i < n; i++)
+      k += (size_t)snprintf(b + k, sizeof idx_sql[0] - k, "%s(?, ?, ?)",
+                            i ? ", " : "");
   }
+}
+
+/* Writes the slot's pending move_idx entries, one statement for the run (a
+ * run is one game's: one leaf page). On failure the slot's pending entries
+ * are given up to the next sweep. */
+static int pend_flush(sqlite3 *conn, seq_cache *c, seq_slot *s) {
+  if (s->npend == 0) return 0;
+  uv_once(&idx_sql_once, idx_sql_init);
+  sqlite3_stmt *st = db_stmt(conn, idx_sql[s->npend - 1]);
+  int rc = AGON_ESTORAGE;
+  if (st) {
+    sqlite3_reset(st);
+    for (uint32_t i = 0; i < s->npend; i++) {
+      sqlite3_bind_int64(st, (int)(3 * i + 1), s->game_id);
+      sqlite3_bind_int64(st, (int)(3 * i + 2), s->pend[i].seq);
+      sqlite3_bind_int64(st, (int)(3 * i + 3), s->pend_id0 + s->pend[i].id_off);
+    }
+    rc = step_done(conn, st);
+  }
+  if (rc != 0) c->complete = 0;
+  s->npend = 0;
+  return rc;
+}
+
+/* Records a moves row of the slot's game as pending. 0, or -1 if the caller
+ * must flush first (full, or the id too far from the run's first). */
+static int pend_add(seq_slot *s, uint32_t seq, int64_t id) {
+  if (s->npend == 0) s->pend_id0 = id;
+  if (s->npend == GS_IDX_PENDING_MAX || id < s->pend_id0 ||
+      id - s->pend_id0 > (int64_t)UINT32_MAX)
+    return -1;
+  s->pend[s->npend].seq = seq;
+  s->pend[s->npend].id_off = (uint32_t)(id - s->pend_id0);
+  s->npend++;
+  return 0;
+}
+
+/* Indexes the game's moves rows above the mark that have no entry (all
+ * games' when game_id is 0): what a sweep or an ending game does when the
+ * table lost track of them. */
+static int index_unmarked(sqlite3 *conn, int64_t game_id) {
+  sqlite3_stmt *st = db_stmt(
+      conn,
+      "INSERT OR IGNORE INTO move_idx (game_id, seq, id) "
+      "SELECT game_id, seq, id FROM moves "
+      "WHERE id > (SELECT w FROM move_idx_mark) AND (?1 = 0 OR game_id = ?1)");
+  if (st == NULL) return AGON_ESTORAGE;
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, game_id);
+  return step_done(conn, st);
+}
+
+/* Is seq stored for the game? move_idx, game_events, then the moves above
+ * the mark: from the slot's pending entries when the table is complete, by
+ * scanning them when it is not. 1 yes, 0 no, -1 error. */
+static int seq_stored(sqlite3 *conn, seq_cache *c, int64_t game_id,
+                      uint32_t seq) {
+  int scan = c == NULL || !c->complete;
   seq_slot *s = seqs_find(c, game_id);
-  if (s && s->seq == seq) return 1;
-  return seq_stored(conn, game_id, seq);
+  if (!scan && s)
+    for (uint32_t i = 0; i < s->npend; i++)
+      if (s->pend[i].seq == seq) return 1;
+  static const char *const sql[3] = {
+      "SELECT 1 FROM move_idx WHERE game_id = ?1 AND seq = ?2",
+      "SELECT 1 FROM game_events WHERE game_id = ?1 AND seq = ?2",
+      "SELECT 1 FROM moves WHERE id > (SELECT w FROM move_idx_mark) "
+      "AND game_id = ?1 AND seq = ?2"};
+  for (int i = 0; i < (scan ? 3 : 2); i++) {
+    sqlite3_stmt *st = db_stmt(conn, sql[i]);
+    if (st == NULL) return -1;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, game_id);
+    sqlite3_bind_int64(st, 2, seq);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) return 1;
+    if (rc != SQLITE_DONE) return -1;
+  }
+  return 0;
+}
+
+/* May the game's next write be seq first: first - 1 stored (or first is 1)
+ * and first not stored yet. The slot answers when it holds first - 1. */
+static int seq_next_ok(sqlite3 *conn, seq_cache *c, int64_t game_id,
+                       uint32_t first) {
+  seq_slot *s = seqs_find(c, game_id);
+  if (s && s->seq == first - 1 && first > 1) return 1;
+  if (first > 1 && seq_stored(conn, c, game_id, first - 1) != 1) return 0;
+  return seq_stored(conn, c, game_id, first) == 0;
+}
+
+int gs_index_job(sqlite3 *conn, void *ctx) {
+  (void)ctx;
+  seq_cache *c = cache_get(1);
+  int rc = 0;
+  if (c == NULL || !c->complete) {
+    rc = index_unmarked(conn, 0);
+    for (uint32_t i = 0; c && i < c->cap; i++) c->slot[i].npend = 0;
+  } else {
+    for (uint32_t i = 0; rc == 0 && i < c->cap; i++)
+      if (c->slot[i].game_id) rc = pend_flush(conn, c, &c->slot[i]);
+  }
+  if (rc == 0) {
+    sqlite3_stmt *st = db_stmt(
+        conn,
+        "UPDATE move_idx_mark SET w = coalesce((SELECT max(id) FROM moves), 0)");
+    rc = st ? step_done(conn, st) : AGON_ESTORAGE;
+  }
+  /* A failed job is rolled back whole: what it wrote is not there. */
+  if (c) c->complete = rc == 0;
+  if (c && rc != 0)
+    for (uint32_t i = 0; i < c->cap; i++) c->slot[i].npend = 0;
+  return rc;
 }
 
 /* ---- ratings ------------------------------------------------------------ */
@@ -401,28 +540,66 @@ int gs_rhist_job(sqlite3 *conn, void *ctx) {
   return 0;
 }
 
-static int append_rows(sqlite3 *conn, gs_append *a);
+typedef struct append_out {
+  int64_t move_id; /* the moves row written */
+  int flushed;     /* pending entries written by this job */
+} append_out;
+
+static int append_rows(sqlite3 *conn, gs_append *a, seq_cache *c,
+                       append_out *o);
+
+/* A lone move row: one INSERT (append_rows), plus the game's pending
+ * move_idx entries when its run is full, each INSERT right on its own. */
+static int append_is_plain(const gs_append *a) {
+  return a->has_move && !a->set_sides && !a->has_event && !a->end;
+}
 
 int gs_append_write(db *d, gs_append *a, db_done_cb cb) {
-  /* A lone move row is one INSERT (append_rows): no savepoint needed. */
-  int one = a->has_move && !a->set_sides && !a->has_event && !a->end;
-  return (one ? db_write_one : db_write)(d, gs_append_job, a, cb);
+  /* A plain move needs no savepoint: SQLite undoes a failed statement. */
+  return (append_is_plain(a) ? db_write_one : db_write)(d, gs_append_job, a, cb);
 }
 
 int gs_append_job(sqlite3 *conn, void *ctx) {
   gs_append *a = ctx;
-  int rc = append_rows(conn, a);
-  if (rc == 0 && a->end) seqs_del(a->game_id);
-  else if (rc == 0) seqs_put(a->game_id, a->has_event ? a->event_seq : a->move_seq);
-  return rc;
+  seq_cache *c = cache_get(1);
+  append_out o = {0, 0};
+  int rc = append_rows(conn, a, c, &o);
+  if (rc != 0) {
+    /* With a savepoint the job is undone whole, entries it wrote included. */
+    if (o.flushed && !append_is_plain(a) && c) c->complete = 0;
+    return rc;
+  }
+  if (a->end) {
+    seqs_del(c, a->game_id);
+    return 0;
+  }
+  seq_slot *s = seqs_slot(a->game_id);
+  c = cache_get(0); /* seqs_slot may have grown it */
+  if (s == NULL) {
+    if (c && a->has_move) c->complete = 0; /* its row is above the mark */
+    return 0;
+  }
+  s->seq = a->has_event ? a->event_seq : a->move_seq;
+  if (a->has_move && pend_add(s, a->move_seq, o.move_id) != 0) {
+    /* A write failure here does not undo the move: the sweep retries. */
+    pend_flush(conn, c, s);
+    pend_add(s, a->move_seq, o.move_id);
+  }
+  return 0;
 }
 
-static int append_rows(sqlite3 *conn, gs_append *a) {
+static int append_rows(sqlite3 *conn, gs_append *a, seq_cache *c,
+                       append_out *o) {
   uint32_t first = a->has_move ? a->move_seq : a->event_seq;
-  if (first > 1 && seq_written(conn, a->game_id, first - 1) != 1) {
-    log_error("gamestore: game %lld seq %u refused: seq %u is not stored",
-              (long long)a->game_id, first, first - 1);
+  if (!seq_next_ok(conn, c, a->game_id, first)) {
+    log_error("gamestore: game %lld seq %u refused: seq %u is not stored or "
+              "seq %u is", (long long)a->game_id, first, first - 1, first);
     return AGON_ESTORAGE;
+  }
+  seq_slot *slot = seqs_find(c, a->game_id);
+  if (a->has_move && slot && slot->npend == GS_IDX_PENDING_MAX) {
+    o->flushed = 1;
+    pend_flush(conn, c, slot); /* a failure is the sweep's to mend */
   }
   int rc;
   if (a->has_move) {
@@ -442,6 +619,7 @@ static int append_rows(sqlite3 *conn, gs_append *a) {
     }
     sqlite3_bind_int64(st, 8, a->at_ms);
     if ((rc = step_done(conn, st)) != 0) return rc;
+    o->move_id = sqlite3_last_insert_rowid(conn);
   }
   if (a->set_sides) {
     sqlite3_stmt *st = db_stmt(
@@ -473,6 +651,25 @@ static int append_rows(sqlite3 *conn, gs_append *a) {
     if ((rc = step_done(conn, st)) != 0) return rc;
   }
   if (a->end) {
+    /* A finished game's moves are all in move_idx (history.c counts them
+     * there): its pending run and this move, or, when the table lost
+     * track, every row of it above the mark. */
+    if (c && c->complete) {
+      o->flushed = 1;
+      if (slot && (rc = pend_flush(conn, c, slot)) != 0) return rc;
+      if (a->has_move) {
+        sqlite3_stmt *st = db_stmt(
+            conn, "INSERT INTO move_idx (game_id, seq, id) VALUES (?1, ?2, ?3)");
+        if (st == NULL) return AGON_ESTORAGE;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, a->game_id);
+        sqlite3_bind_int64(st, 2, a->move_seq);
+        sqlite3_bind_int64(st, 3, o->move_id);
+        if ((rc = step_done(conn, st)) != 0) return rc;
+      }
+    } else if ((rc = index_unmarked(conn, a->game_id)) != 0) {
+      return rc;
+    }
     sqlite3_stmt *st = db_stmt(
         conn,
         "UPDATE games SET status = ?2, result = ?3, winner_side = ?4, "
@@ -500,9 +697,16 @@ void gs_rows_free(gs_row *rows, uint32_t n) {
   free(rows);
 }
 
+/* A game's moves: its move_idx entries, and its rows above the mark that
+ * may have none yet (a rowid range: the last sweep interval's appends),
+ * UNION dropping the rows found both ways (migrations/0005). */
 static const char rows_sql[] =
-    "SELECT seq, 1, ply, side, move, clock0_ms, clock1_ms, at_ms, NULL, NULL "
-    "FROM moves WHERE game_id = ?1 AND seq > ?2 "
+    "SELECT m.seq, 1, m.ply, m.side, m.move, m.clock0_ms, m.clock1_ms, "
+    "m.at_ms, NULL, NULL FROM move_idx i CROSS JOIN moves m ON m.id = i.id "
+    "WHERE i.game_id = ?1 AND i.seq > ?2 "
+    "UNION SELECT seq, 1, ply, side, move, clock0_ms, clock1_ms, at_ms, NULL, "
+    "NULL FROM moves WHERE id > (SELECT w FROM move_idx_mark) "
+    "AND game_id = ?1 AND seq > ?2 "
     "UNION ALL SELECT seq, 0, 0, side, NULL, NULL, NULL, at_ms, kind, data "
     "FROM game_events WHERE game_id = ?1 AND seq > ?2 "
     "ORDER BY 1 LIMIT ?3";

@@ -101,6 +101,12 @@ typedef struct gs_append {
 /* Appends the move and/or event, updates the games row when ending. Returns
  * AGON_ESTORAGE if the previous seq is missing (a failed earlier write). */
 int gs_append_job(sqlite3 *conn, void *ctx);
+/* The move index sweep (migrations/0005_move_index.sql): writes every
+ * game's pending move_idx entries (or, when the writer lost track of them,
+ * indexes every moves row above the mark) and moves the mark up to the last
+ * row. A writer job (db_write); ctx unused. agond queues one at start and
+ * every GS_IDX_SWEEP_MS. */
+int gs_index_job(sqlite3 *conn, void *ctx);
 /* Queues gs_append_job for a (db_write's returns): with db_write_one when a
  * is a lone move row, the common case, which needs no savepoint. */
 int gs_append_write(db *d, gs_append *a, db_done_cb cb);

@@ -145,14 +145,20 @@ static int hist_job(sqlite3 *sq, void *ctx) {
       return 0;
     }
   }
-  char sql[1536];
+  char sql[2048];
   size_t k = 0;
 #define ADD(s) k += (size_t)snprintf(sql + k, sizeof sql - k, "%s", (s))
   ADD("SELECT g.id, g.game_type, g.rated, g.status, g.result, g.winner_side,"
       " g.reason, g.time_control, g.created_at, g.ended_at,"
-      /* Per row a count on the (game_id, seq) unique index: at most a page
-       * of HISTORY_PAGE_MAX games of up to 5 000 moves each. */
-      " (SELECT count(*) FROM moves mv WHERE mv.game_id = g.id), ");
+      /* Per row a count on move_idx's key: at most a page of
+       * HISTORY_PAGE_MAX games of up to 5 000 moves each. A finished game's
+       * moves are all there; an ongoing one's latest may only be among the
+       * rows above the mark (migrations/0005). */
+      " (SELECT count(*) FROM move_idx mi WHERE mi.game_id = g.id)"
+      " + (CASE WHEN g.status = 'finished' THEN 0 ELSE"
+      " (SELECT count(*) FROM moves mv WHERE mv.id > (SELECT w FROM move_idx_mark)"
+      " AND mv.game_id = g.id AND NOT EXISTS (SELECT 1 FROM move_idx x"
+      " WHERE x.game_id = g.id AND x.seq = mv.seq)) END), ");
   if (pid) {
     ADD("gp.side FROM game_players gp CROSS JOIN games g ON g.id = gp.game_id"
         " WHERE gp.player_id = ?1 AND gp.game_id < ?2");

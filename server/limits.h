@@ -161,10 +161,21 @@
 #define GS_REPLAY_MAX 1000000u
 
 /* Games whose last written seq the writer remembers (gamestore.c), so the
- * gap check needs no index probe: 16 bytes a slot, at most 3/4 full, so 1 MiB
- * covers ~49 000 live games; past that the table starts over and appends
- * probe the database until their game is cached again. Power of two. */
+ * gap check needs no index probe, with the moves not yet in move_idx: ~150
+ * bytes a slot, at most 3/4 full, so the largest table (10 MiB) covers
+ * ~49 000 live games; past that it starts over and appends probe the
+ * database until their game is cached again. Power of two. */
 #define GS_SEQ_CACHE_MAX 65536u
+
+/* A game's moves wait for their move_idx entries until this many are
+ * pending (then the next append writes them: one leaf page for the run),
+ * the game ends, or the sweep runs (migrations/0005_move_index.sql). */
+#define GS_IDX_PENDING_MAX 16u
+
+/* The sweep: every game's pending entries written and the mark moved up.
+ * Bounds the moves rows a read scans beyond the index (those appended since
+ * the last sweep). */
+#define GS_IDX_SWEEP_MS 1000u
 
 /* ---- spectators and chat (spectate.h) ---------------------------------- */
 /* Spectators of one game: a big tournament final may draw thousands; each

@@ -90,7 +90,7 @@ static void clamp_config(server_config *c) {
  * unreferenced: they never keep the loop alive. */
 static void flush_prep_cb(uv_prepare_t *h) { conn_flush_all(h->data); }
 static void flush_check_cb(uv_check_t *h) { conn_flush_all(h->data); }
-static void flush_handle_closed_cb(uv_handle_t *h) { free(h); }
+static void heap_handle_closed_cb(uv_handle_t *h) { free(h); }
 
 static void flush_start(struct server *s) {
   s->flush_prep = xmalloc(sizeof *s->flush_prep);
@@ -109,10 +109,34 @@ static void flush_stop(struct server *s) {
   conn_flush_all(s);
   /* Heap handles freed by their close_cb: server_free may free s before
    * the loop runs the callbacks. */
-  uv_close((uv_handle_t *)s->flush_prep, flush_handle_closed_cb);
-  uv_close((uv_handle_t *)s->flush_check, flush_handle_closed_cb);
+  uv_close((uv_handle_t *)s->flush_prep, heap_handle_closed_cb);
+  uv_close((uv_handle_t *)s->flush_check, heap_handle_closed_cb);
   s->flush_prep = NULL;
   s->flush_check = NULL;
+}
+
+/* ---- the move index sweep ---------------------------------------------- */
+
+static void index_done_cb(void *ctx, int status) {
+  struct server *s = ctx;
+  s->index_busy = 0;
+  if (status != 0) log_warn("move index sweep failed: the next one retries");
+}
+
+/* One sweep in the writer's queue at a time (GS_IDX_SWEEP_MS apart). */
+static void index_sweep(struct server *s) {
+  if (s->db == NULL || s->index_busy) return;
+  if (db_write(s->db, gs_index_job, s, index_done_cb) == 0) s->index_busy = 1;
+}
+
+static void index_timer_cb(uv_timer_t *t) { index_sweep(t->data); }
+
+static void handle_closed_cb(uv_handle_t *h) { (void)h; }
+
+static void index_timer_stop(struct server *s) {
+  if (s->index_timer == NULL) return;
+  uv_close((uv_handle_t *)s->index_timer, heap_handle_closed_cb);
+  s->index_timer = NULL;
 }
 
 int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
@@ -134,6 +158,14 @@ int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
   dc.path = cfg->db_path;
   dc.synchronous = cfg->synchronous;
   if ((rc = db_open(&s->db, loop, &dc, err)) != 0) goto fail;
+  /* The first sweep goes ahead of every write: the rows a crash left above
+   * the mark get their entries before play resumes. */
+  s->index_timer = xmalloc(sizeof *s->index_timer);
+  uv_timer_init(loop, s->index_timer);
+  s->index_timer->data = s;
+  index_sweep(s);
+  uv_timer_start(s->index_timer, index_timer_cb, GS_IDX_SWEEP_MS,
+                 GS_IDX_SWEEP_MS);
 
   accounts_config ac;
   accounts_config_init(&ac);
@@ -203,8 +235,6 @@ static void accounts_closed_cb(void *arg) {
   stop_step(s);
 }
 
-static void handle_closed_cb(uv_handle_t *h) { (void)h; }
-
 static void stop_step(struct server *s) {
   if (s->stop_phase == 1 && s->nconns == 0 && s->nalive == 0) {
     s->stop_phase = 2;
@@ -219,6 +249,7 @@ static void stop_step(struct server *s) {
     s->stop_phase = 4;
     ops_close(s->ops);  /* aborts a running backup before the DB closes */
     s->ops = NULL;
+    index_timer_stop(s);
     if (s->db) {
       /* Every queued write commits before this returns (blocks the loop:
        * nothing else is left to serve). */
@@ -286,6 +317,7 @@ void server_free(server *s) {
     accounts_close(s->acc, NULL, NULL);
     s->acc = NULL;
   }
+  index_timer_stop(s);
   if (s->db) db_close(s->db);
   rooms_close(s);
   lobby_close(s);

@@ -36,6 +36,9 @@ struct server {
   uint64_t next_conn_id;
   struct rooms *rooms;     /* live games (room.c) */
   struct lobby *lobby;     /* seeks, challenges, invites (lobby.c) */
+  uv_timer_t *index_timer; /* the move index sweep (gamestore.h); heap:
+                              freed by its close_cb */
+  int index_busy;
   char *hello_data;        /* encoded hello "data" (built once) */
   size_t hello_len;
   /* shutdown */

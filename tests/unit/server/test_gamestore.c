@@ -1,7 +1,11 @@
 /* test_gamestore.c - the writer's gap check on appends (gamestore.c): seq N
- * of a game is stored only if seq N-1 is, whether N-1 failed alone or with
- * its whole batch, and whether the check answers from its cache of what it
- * wrote or from the database. A real uv loop and a temporary database. */
+ * of a game is stored only if seq N-1 is and N is not, whether N-1 failed
+ * alone or with its whole batch, and whether the check answers from its
+ * cache of what it wrote or from the database; and the move index
+ * (migrations/0005): a game's moves read back whole and once each whether
+ * their move_idx entries are written yet or not, every row gets its entry
+ * (runs, sweeps, the game's end, after the writer lost track), and the mark
+ * never passes a row without one. A real uv loop and a temporary database. */
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,11 +29,24 @@ typedef struct job {
   int status, done;
 } job;
 
-static int ndone;
+static int ndone, since_status, last_status;
 static void job_done(void *ctx, int status) {
   job *j = ctx;
   j->status = status;
   j->done = 1;
+  ndone++;
+}
+
+static void job_done_since(void *ctx, int status) {
+  (void)ctx;
+  since_status = status;
+  ndone++;
+}
+
+/* For jobs whose ctx is not a job (a's is: first member). */
+static void job_done_ctxless(void *ctx, int status) {
+  (void)ctx;
+  last_status = status;
   ndone++;
 }
 
@@ -136,9 +153,9 @@ static void setup(void) {
   g.c.player[1] = 2;
   g.c.side[0] = 0;
   g.c.side[1] = 1;
-  CHECK_INT(db_write(d, gs_create_job, &g.c, job_done), 0);
+  CHECK_INT(db_write(d, gs_create_job, &g.c, job_done_ctxless), 0);
   run_until_done(ndone + 1);
-  CHECK_INT(g.status, 0);
+  CHECK_INT(last_status, 0);
   game_id = g.c.game_id;
   CHECK(game_id > 0);
 }
@@ -191,6 +208,146 @@ static void test_broken_batch(void) {
   check_stored_1_to(7);
 }
 
+/* Reads the game's events back the way a reconnect does (gs_since_job on
+ * a reader) and checks they are exactly seqs 1..last, in order. */
+static void check_read_1_to(uint32_t last) {
+  static gs_since q;
+  gs_rows_free(q.rows, q.n);
+  memset(&q, 0, sizeof q);
+  q.game_id = game_id;
+  q.since = 0;
+  q.max = 1000;
+  int before = ndone;
+  CHECK_INT(db_read(d, gs_since_job, &q, job_done_since), 0);
+  run_until_done(before + 1);
+  CHECK_INT(since_status, 0);
+  CHECK_INT((int)q.n, (int)last);
+  for (uint32_t i = 0; i < q.n && i < last; i++) {
+    CHECK_MSG(q.rows[i].seq == i + 1, "read seq %u is %u", i + 1, q.rows[i].seq);
+    char want[16];
+    snprintf(want, sizeof want, "m%u", i + 1);
+    if (q.rows[i].is_move)
+      CHECK_MSG(strcmp(q.rows[i].move, want) == 0, "seq %u: %s", i + 1,
+                q.rows[i].move);
+  }
+  gs_rows_free(q.rows, q.n);
+  q.rows = NULL;
+  q.n = 0;
+}
+
+static int64_t query_int(const char *sql) {
+  sqlite3 *c;
+  int64_t v = -1;
+  if (sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return -1;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, game_id);
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(c);
+  return v;
+}
+
+/* Moves of the game without their move_idx entry. */
+static int64_t unindexed(void) {
+  return query_int("SELECT count(*) FROM moves m WHERE m.game_id = ?1 AND NOT "
+                   "EXISTS (SELECT 1 FROM move_idx i WHERE i.game_id = m.game_id "
+                   "AND i.seq = m.seq AND i.id = m.id)");
+}
+
+/* The mark's invariant, over all games: no row at or below it lacks its
+ * entry. */
+static int64_t below_mark_unindexed(void) {
+  return query_int("SELECT count(*) + 0 * ?1 FROM moves m WHERE m.id <= (SELECT "
+                   "w FROM move_idx_mark) AND NOT EXISTS (SELECT 1 FROM move_idx "
+                   "i WHERE i.game_id = m.game_id AND i.seq = m.seq AND i.id = m.id)");
+}
+
+static void sweep(void) {
+  int before = ndone;
+  CHECK_INT(db_write(d, gs_index_job, NULL, job_done_ctxless), 0);
+  run_until_done(before + 1);
+  CHECK_INT(last_status, 0);
+  CHECK_INT(below_mark_unindexed(), 0);
+  CHECK_INT(query_int("SELECT (SELECT w FROM move_idx_mark) - "
+                      "(SELECT max(id) FROM moves) + 0 * ?1"), 0);
+}
+
+/* Up to here the writer never swept: its table was never complete, so every
+ * probe also scanned the rows above the mark. */
+static void test_index_incomplete(void) {
+  check_read_1_to(7);
+  CHECK(unindexed() > 0); /* nothing swept yet: entries only from full runs */
+  CHECK_INT(below_mark_unindexed(), 0);
+  play(7, AGON_ESTORAGE); /* stored already: refused by the scan */
+  play(3, AGON_ESTORAGE);
+  sweep();
+  CHECK_INT(unindexed(), 0);
+  check_read_1_to(7);
+}
+
+/* After a sweep the table is complete: probes answer from move_idx and the
+ * pending runs. Runs of GS_IDX_PENDING_MAX are written as they fill. */
+static void test_index_runs(void) {
+  uint32_t last = 7 + 2 * GS_IDX_PENDING_MAX + 3;
+  for (uint32_t s = 8; s <= last; s++) play(s, 0);
+  check_read_1_to(last);
+  int64_t pend = unindexed();
+  CHECK_MSG(pend >= 1 && pend <= GS_IDX_PENDING_MAX, "%lld pending",
+            (long long)pend);
+  CHECK_INT(below_mark_unindexed(), 0);
+  play(last, AGON_ESTORAGE);     /* a pending row: refused from the run */
+  play(last - 20, AGON_ESTORAGE); /* an indexed one */
+  play(last + 2, AGON_ESTORAGE);  /* a gap */
+  sweep();
+  CHECK_INT(unindexed(), 0);
+  check_read_1_to(last);
+  play(last + 1, 0);
+  check_read_1_to(last + 1);
+}
+
+/* A broken batch empties the writer's table: pending entries are lost
+ * track of; the sweep indexes the rows above the mark from the table. */
+static void test_index_lost(void) {
+  uint32_t last = (uint32_t)query_int("SELECT max(seq) FROM moves WHERE game_id = ?1");
+  play(last + 1, 0);
+  play(last + 2, 0);
+  static job breaker;
+  int before = ndone;
+  CHECK_INT(db_write(d, job_fail_at_commit, &breaker, job_done), 0);
+  run_until_done(before + 1);
+  CHECK(unindexed() >= 2);
+  play(last + 2, AGON_ESTORAGE); /* stored, unindexed, table lost: the scan */
+  play(last + 3, 0);
+  check_read_1_to(last + 3);
+  sweep();
+  CHECK_INT(unindexed(), 0);
+  check_read_1_to(last + 3);
+}
+
+/* The ending write indexes the game's moves itself (history counts them in
+ * move_idx), its last move included. */
+static void test_index_end(void) {
+  uint32_t last = (uint32_t)query_int("SELECT max(seq) FROM moves WHERE game_id = ?1");
+  for (uint32_t s = last + 1; s <= last + 5; s++) play(s, 0);
+  CHECK(unindexed() > 0);
+  static job end;
+  move_job(&end, last + 6);
+  end.a.end = 1;
+  end.a.result = GAME_WIN;
+  end.a.winner_side = 0;
+  snprintf(end.a.reason, sizeof end.a.reason, "rules");
+  int before = ndone;
+  CHECK_INT(gs_append_write(d, &end.a, job_done), 0);
+  run_until_done(before + 1);
+  CHECK_INT(end.status, 0);
+  CHECK_INT(unindexed(), 0);
+  CHECK_INT(query_int("SELECT count(*) FROM move_idx WHERE game_id = ?1"),
+            (int64_t)last + 6); /* every seq of this game is a move */
+  check_read_1_to(last + 6);
+}
+
 int main(void) {
   CHECK_INT(uv_loop_init(&loop), 0);
   if (store_tmpdir(dir, sizeof dir)) {
@@ -203,6 +360,10 @@ int main(void) {
     test_in_order();
     test_failed_append();
     test_broken_batch();
+    test_index_incomplete();
+    test_index_runs();
+    test_index_lost();
+    test_index_end();
     db_close(d);
   }
   store_run_drain(&loop);
