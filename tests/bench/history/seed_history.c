@@ -130,6 +130,15 @@ int main(int argc, char **argv) {
     nmoves += nm;
   }
   if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) die(db, "commit");
+  /* Finished games have their moves in move_idx (migrations/0005), as
+   * agond's game-end write leaves them; the mark goes past them. */
+  if (sqlite3_exec(db,
+                   "BEGIN; INSERT OR IGNORE INTO move_idx (game_id, seq, id) "
+                   "SELECT game_id, seq, id FROM moves WHERE id > (SELECT w FROM "
+                   "move_idx_mark); UPDATE move_idx_mark SET w = coalesce((SELECT "
+                   "max(id) FROM moves), 0); COMMIT",
+                   NULL, NULL, NULL) != SQLITE_OK)
+    die(db, "index");
   sqlite3_finalize(ig);
   sqlite3_finalize(igp);
   sqlite3_finalize(im);
