@@ -292,8 +292,8 @@ static int seq_stored(sqlite3 *conn, seq_cache *c, int64_t game_id,
   static const char *const sql[3] = {
       "SELECT 1 FROM move_idx WHERE game_id = ?1 AND seq = ?2",
       "SELECT 1 FROM game_events WHERE game_id = ?1 AND seq = ?2",
-      "SELECT 1 FROM moves WHERE id > (SELECT w FROM move_idx_mark) "
-      "AND game_id = ?1 AND seq = ?2"};
+      ("SELECT 1 FROM moves WHERE id > (SELECT w FROM move_idx_mark) "
+       "AND game_id = ?1 AND seq = ?2")};
   for (int i = 0; i < (scan ? 3 : 2); i++) {
     sqlite3_stmt *st = db_stmt(conn, sql[i]);
     if (st == NULL) return -1;
