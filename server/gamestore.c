@@ -127,6 +127,13 @@ static seq_cache *cache_alloc(uint32_t cap) {
   return c;
 }
 
+/* Empties the table: its pending entries are lost track of. */
+static void cache_reset(seq_cache *c) {
+  memset(c->slot, 0, c->cap * sizeof c->slot[0]);
+  c->n = 0;
+  c->complete = 0;
+}
+
 /* The writer's table, emptied first if a batch broke since it last looked;
  * created (incomplete) when there is none and create is set. */
 static seq_cache *cache_get(int create) {
@@ -140,9 +147,7 @@ static seq_cache *cache_get(int create) {
   }
   if (c && broken != c->broken_seen) {
     c->broken_seen = broken;
-    memset(c->slot, 0, c->cap * sizeof c->slot[0]);
-    c->n = 0;
-    c->complete = 0;
+    cache_reset(c);
   }
   return c;
 }
@@ -168,10 +173,11 @@ static seq_slot *slot_place(seq_cache *c, const seq_slot *from) {
   return &c->slot[i];
 }
 
-/* The game's slot, made if need be (NULL only without memory). */
-static seq_slot *seqs_slot(int64_t id) {
+/* The game's slot, made if need be (NULL only without memory); *cp is the
+ * table, which a new slot may grow (moved: *cp is updated). */
+static seq_slot *seqs_slot(seq_cache **cp, int64_t id) {
   void **p = db_writer_data();
-  seq_cache *c = cache_get(1);
+  seq_cache *c = *cp;
   if (c == NULL) return NULL;
   seq_slot *s = seqs_find(c, id);
   if (s) return s;
@@ -184,11 +190,9 @@ static seq_slot *seqs_slot(int64_t id) {
       for (uint32_t i = 0; i < c->cap; i++)
         if (c->slot[i].game_id) slot_place(g, &c->slot[i]);
       free(c);
-      *p = c = g;
+      *p = *cp = c = g;
     } else { /* start over: misses are only slower */
-      memset(c->slot, 0, c->cap * sizeof c->slot[0]);
-      c->n = 0;
-      c->complete = 0;
+      cache_reset(c);
     }
   }
   seq_slot fresh = {.game_id = id};
@@ -264,6 +268,16 @@ static int pend_add(seq_slot *s, uint32_t seq, int64_t id) {
   return 0;
 }
 
+/* Adds a moves row to the slot's run, writing the run first when it cannot
+ * take it; the write's status (a failure leaves it to the sweep). */
+static int pend_push(sqlite3 *conn, seq_cache *c, seq_slot *s, uint32_t seq,
+                     int64_t id) {
+  if (pend_add(s, seq, id) == 0) return 0;
+  int rc = pend_flush(conn, c, s);
+  pend_add(s, seq, id); /* an empty run takes it */
+  return rc;
+}
+
 /* Indexes the game's moves rows above the mark that have no entry (all
  * games' when game_id is 0): what a sweep or an ending game does when the
  * table lost track of them. */
@@ -320,24 +334,23 @@ static int seq_next_ok(sqlite3 *conn, seq_cache *c, int64_t game_id,
 int gs_index_job(sqlite3 *conn, void *ctx) {
   (void)ctx;
   seq_cache *c = cache_get(1);
-  int rc = 0;
-  if (c == NULL || !c->complete) {
+  int from_table = c == NULL || !c->complete, rc = 0;
+  if (from_table)
     rc = index_unmarked(conn, 0);
-    for (uint32_t i = 0; c && i < c->cap; i++) c->slot[i].npend = 0;
-  } else {
+  else
     for (uint32_t i = 0; rc == 0 && i < c->cap; i++)
       if (c->slot[i].game_id) rc = pend_flush(conn, c, &c->slot[i]);
-  }
   if (rc == 0) {
     sqlite3_stmt *st = db_stmt(
         conn,
         "UPDATE move_idx_mark SET w = coalesce((SELECT max(id) FROM moves), 0)");
     rc = st ? step_done(conn, st) : AGON_ESTORAGE;
   }
-  /* A failed job is rolled back whole: what it wrote is not there. */
+  /* Indexed from the table, the runs are written; a failed job is rolled
+   * back whole, and what it wrote is not there: the next one starts over. */
   if (c) c->complete = rc == 0;
-  if (c && rc != 0)
-    for (uint32_t i = 0; i < c->cap; i++) c->slot[i].npend = 0;
+  for (uint32_t i = 0; c && (from_table || rc != 0) && i < c->cap; i++)
+    c->slot[i].npend = 0;
   return rc;
 }
 
@@ -573,18 +586,14 @@ int gs_append_job(sqlite3 *conn, void *ctx) {
     seqs_del(c, a->game_id);
     return 0;
   }
-  seq_slot *s = seqs_slot(a->game_id);
-  c = cache_get(0); /* seqs_slot may have grown it */
+  seq_slot *s = seqs_slot(&c, a->game_id);
   if (s == NULL) {
     if (c && a->has_move) c->complete = 0; /* its row is above the mark */
     return 0;
   }
   s->seq = a->has_event ? a->event_seq : a->move_seq;
-  if (a->has_move && pend_add(s, a->move_seq, o.move_id) != 0) {
-    /* A write failure here does not undo the move: the sweep retries. */
-    pend_flush(conn, c, s);
-    pend_add(s, a->move_seq, o.move_id);
-  }
+  /* A failed run write does not undo the move: the sweep retries. */
+  if (a->has_move) pend_push(conn, c, s, a->move_seq, o.move_id);
   return 0;
 }
 
@@ -655,18 +664,13 @@ static int append_rows(sqlite3 *conn, gs_append *a, seq_cache *c,
      * there): its pending run and this move, or, when the table lost
      * track, every row of it above the mark. */
     if (c && c->complete) {
+      seq_slot none = {.game_id = a->game_id}; /* no append since the sweep */
+      seq_slot *s = slot ? slot : &none;
       o->flushed = 1;
-      if (slot && (rc = pend_flush(conn, c, slot)) != 0) return rc;
-      if (a->has_move) {
-        sqlite3_stmt *st = db_stmt(
-            conn, "INSERT INTO move_idx (game_id, seq, id) VALUES (?1, ?2, ?3)");
-        if (st == NULL) return AGON_ESTORAGE;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, a->game_id);
-        sqlite3_bind_int64(st, 2, a->move_seq);
-        sqlite3_bind_int64(st, 3, o->move_id);
-        if ((rc = step_done(conn, st)) != 0) return rc;
-      }
+      if ((a->has_move && (rc = pend_push(conn, c, s, a->move_seq,
+                                          o->move_id)) != 0) ||
+          (rc = pend_flush(conn, c, s)) != 0)
+        return rc;
     } else if ((rc = index_unmarked(conn, a->game_id)) != 0) {
       return rc;
     }

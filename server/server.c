@@ -131,8 +131,6 @@ static void index_sweep(struct server *s) {
 
 static void index_timer_cb(uv_timer_t *t) { index_sweep(t->data); }
 
-static void handle_closed_cb(uv_handle_t *h) { (void)h; }
-
 static void index_timer_stop(struct server *s) {
   if (s->index_timer == NULL) return;
   uv_close((uv_handle_t *)s->index_timer, heap_handle_closed_cb);
@@ -234,6 +232,8 @@ static void accounts_closed_cb(void *arg) {
   s->stop_phase = 3;
   stop_step(s);
 }
+
+static void handle_closed_cb(uv_handle_t *h) { (void)h; }
 
 static void stop_step(struct server *s) {
   if (s->stop_phase == 1 && s->nconns == 0 && s->nalive == 0) {
