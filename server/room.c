@@ -497,11 +497,11 @@ static void room_write_cb(void *ctx, int status) {
       op->ev[op->end_slot] = encode_free(
           event_json(r->id, op->a.event_seq, "game_end", op->a.data));
     }
-    /* Spectators are queued before the mover's reply and the players'
-     * events: conn_flush_all writes the connections queued last first, so
-     * the players' writes do not wait behind thousands of spectator writes
-     * (broadcast bench: the ack no longer grows with the audience). */
-    spec_broadcast_events(r, &op->a, op->ev, 2);
+    /* The mover's reply and the players' events are queued before the
+     * spectators': conn_flush_all writes connections in the order they were
+     * queued, so the players' writes do not wait behind thousands of
+     * spectator writes (broadcast bench: the ack does not grow with the
+     * audience). */
     if (op->c) {
       if (conn_op_end(op->c)) {
         if (op->reply_line) {
@@ -515,6 +515,7 @@ static void room_write_cb(void *ctx, int status) {
     }
     for (int i = 0; i < 2; i++)
       if (op->ev[i]) room_send(r, op->ev[i], -1);
+    spec_broadcast_events(r, &op->a, op->ev, 2);
     spec_notify_count(r);
   } else {
     if (r->state != ROOM_BROKEN && r->state != ROOM_RELOADING) {

@@ -26,7 +26,8 @@ struct server {
   conn *conns;             /* open (not closing) connections */
   conn *by_player[SERVER_PLAYER_SLOTS]; /* logged-in open connections,
                               chained by pnext (conn_set_player) */
-  conn *flush_head;        /* connections with gathered output */
+  conn *flush_head;        /* connections with gathered output, in the */
+  conn *flush_tail;        /* order they were first queued (FIFO) */
   char *rbuf;              /* read buffer shared by all connections
                               (conn.c), PROTO_FRAMER_BUFSIZE(max_line) */
   uv_prepare_t *flush_prep; /* heap: freed by their close_cb */
