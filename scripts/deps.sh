@@ -3,7 +3,7 @@
 # missing. Safe to run repeatedly; uses sudo when not root.
 set -euo pipefail
 pkgs=(gcc pkg-config meson ninja-build python3 sqlite3 tmux
-      haproxy openssl systemd prometheus
+      haproxy openssl systemd prometheus valgrind
       libuv1-dev libjansson-dev libsodium-dev libsqlite3-dev libssl-dev)
 missing=()
 for p in "${pkgs[@]}"; do

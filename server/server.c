@@ -185,11 +185,12 @@ int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
   if ((rc = rooms_recover(s, cfg->db_path, err)) != 0) goto fail;
 
   /* Listener last: nobody connects before storage is ready. */
-  uv_tcp_init(loop, &s->listener);
-  s->listener.data = s;
-  s->listening = 1;
-  uv_timer_init(loop, &s->shutdown_timer);
-  s->shutdown_timer.data = s;
+  s->listener = xmalloc(sizeof *s->listener);
+  uv_tcp_init(loop, s->listener);
+  s->listener->data = s;
+  s->shutdown_timer = xmalloc(sizeof *s->shutdown_timer);
+  uv_timer_init(loop, s->shutdown_timer);
+  s->shutdown_timer->data = s;
   struct sockaddr_storage ss;
   int r = strchr(cfg->host, ':')
               ? uv_ip6_addr(cfg->host, cfg->port, (struct sockaddr_in6 *)&ss)
@@ -198,15 +199,15 @@ int server_new(server **out, uv_loop_t *loop, const server_config *cfg,
     rc = agon_err_set(err, AGON_EINVAL, "bad listen address %s", cfg->host);
     goto fail;
   }
-  if ((r = uv_tcp_bind(&s->listener, (struct sockaddr *)&ss, 0)) < 0 ||
-      (r = uv_listen((uv_stream_t *)&s->listener, SERVER_BACKLOG,
+  if ((r = uv_tcp_bind(s->listener, (struct sockaddr *)&ss, 0)) < 0 ||
+      (r = uv_listen((uv_stream_t *)s->listener, SERVER_BACKLOG,
                      on_connection)) < 0) {
     rc = agon_err_set(err, AGON_EINVAL, "cannot listen on %s:%d: %s",
                       cfg->host, cfg->port, uv_strerror(r));
     goto fail;
   }
   int sl = sizeof ss;
-  uv_tcp_getsockname(&s->listener, (struct sockaddr *)&ss, &sl);
+  uv_tcp_getsockname(s->listener, (struct sockaddr *)&ss, &sl);
   s->port = ntohs(ss.ss_family == AF_INET6
                       ? ((struct sockaddr_in6 *)&ss)->sin6_port
                       : ((struct sockaddr_in *)&ss)->sin_port);
@@ -233,12 +234,22 @@ static void accounts_closed_cb(void *arg) {
   stop_step(s);
 }
 
-static void handle_closed_cb(uv_handle_t *h) { (void)h; }
+static void listener_close(struct server *s) {
+  if (s->listener == NULL) return;
+  uv_close((uv_handle_t *)s->listener, heap_handle_closed_cb);
+  s->listener = NULL;
+}
+
+static void shutdown_timer_close(struct server *s) {
+  if (s->shutdown_timer == NULL) return;
+  uv_close((uv_handle_t *)s->shutdown_timer, heap_handle_closed_cb);
+  s->shutdown_timer = NULL;
+}
 
 static void stop_step(struct server *s) {
   if (s->stop_phase == 1 && s->nconns == 0 && s->nalive == 0) {
     s->stop_phase = 2;
-    uv_timer_stop(&s->shutdown_timer);
+    uv_timer_stop(s->shutdown_timer);
     if (s->acc) {
       accounts_close(s->acc, accounts_closed_cb, s);
       return;
@@ -260,7 +271,7 @@ static void stop_step(struct server *s) {
     /* After db_close: its last completions still reach the rooms. */
     rooms_close(s);
     lobby_close(s);
-    uv_close((uv_handle_t *)&s->shutdown_timer, handle_closed_cb);
+    shutdown_timer_close(s);
     flush_stop(s);
     if (s->done_cb) s->done_cb(s->done_arg);
   }
@@ -284,10 +295,7 @@ void server_shutdown(server *s, const char *reason, void (*done_cb)(void *),
   s->done_cb = done_cb;
   s->done_arg = arg;
   log_info("shutting down (%s): %u connection(s)", reason, s->nconns);
-  if (s->listening) {
-    uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
-    s->listening = 0;
-  }
+  listener_close(s);
   ops_drain(s->ops);
   /* Encode the event once, share it (wbuf) with every peer. */
   json_t *ev = proto_event("shutdown");
@@ -304,7 +312,7 @@ void server_shutdown(server *s, const char *reason, void (*done_cb)(void *),
     conn_end(c);
   }
   wbuf_unref(b);
-  uv_timer_start(&s->shutdown_timer, shutdown_timer_cb,
+  uv_timer_start(s->shutdown_timer, shutdown_timer_cb,
                  s->cfg.shutdown_deadline_ms, 0);
   stop_step(s);
 }
@@ -321,8 +329,8 @@ void server_free(server *s) {
   if (s->db) db_close(s->db);
   rooms_close(s);
   lobby_close(s);
-  if (s->listening && !uv_is_closing((uv_handle_t *)&s->listener))
-    uv_close((uv_handle_t *)&s->listener, handle_closed_cb);
+  listener_close(s);
+  shutdown_timer_close(s);
   flush_stop(s);
   rl_table_free(s->addrs);
   free(s->rbuf);

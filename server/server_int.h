@@ -15,10 +15,10 @@
 struct server {
   uv_loop_t *loop;
   server_config cfg;
-  uv_tcp_t listener;
-  uv_timer_t shutdown_timer;
+  uv_tcp_t *listener;        /* heap, like every handle of the server's: */
+  uv_timer_t *shutdown_timer; /* freed by its close_cb, which may run after
+                                 server_free (a failed start) */
   int port;
-  int listening;           /* listener handle open */
   db *db;
   accounts *acc;
   rl_table *addrs;
