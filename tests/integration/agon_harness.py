@@ -35,6 +35,12 @@ def finish():
     sys.exit(0)
 
 
+def sanitized(agond):
+    """True if the binary at agond was built with AddressSanitizer."""
+    with open(agond, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
 class Server:
     """agond with --port 0 and a temporary database (kept across restart)."""
 
@@ -85,8 +91,7 @@ class Server:
 
     def sanitized(self):
         """True if agond was built with AddressSanitizer."""
-        with open(self.agond, "rb") as f:
-            return b"__asan_init" in f.read()
+        return sanitized(self.agond)
 
     def log(self):
         try:

@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 
-from agon_harness import Server, check, err_code, finish
+from agon_harness import Server, check, err_code, finish, sanitized
 
 
 def integrity(db):
@@ -158,9 +158,8 @@ def port_in_use(agond, tmp):
     db = os.path.join(tmp, "inuse", "agon.db")
     args = [os.path.abspath(agond), "--port", port, "--db", db,
             "--pwhash-fast"]
-    with open(agond, "rb") as f:
-        sanitized = b"__asan_init" in f.read()
-    grind = shutil.which("valgrind") and not sanitized
+    asan = sanitized(agond)
+    grind = shutil.which("valgrind") and not asan
     if grind:
         args = ["valgrind", "-q", "--error-exitcode=99",
                 "--leak-check=full", "--errors-for-leak-kinds=definite"] + args
@@ -175,7 +174,7 @@ def port_in_use(agond, tmp):
           "port in use: no sanitizer report")
     if not grind:
         print("NOTE: port in use: memory not checked by valgrind (%s)" %
-              ("ASan build" if sanitized else "valgrind not installed"))
+              ("ASan build" if asan else "valgrind not installed"))
 
 
 def main(agond):
