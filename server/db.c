@@ -75,6 +75,7 @@ struct db {
   int ckpt_started, ckpt_want, ckpt_running;
   unsigned ckpt_mark; /* WAL pages when the last one was asked for */
   uv_cond_t ccond;
+  uv_cond_t ckpt_over; /* a background checkpoint ended (wal_hook waits) */
 
   uv_mutex_t lock;
   uv_cond_t wcond, rcond;
@@ -84,7 +85,7 @@ struct db {
   uint64_t commits, commit_failures, write_jobs, write_job_errors, read_jobs;
   uint64_t last_commit_us, total_commit_us, max_commit_us;
   unsigned max_batch;
-  uint64_t checkpoints, writer_checkpoints, max_ckpt_us;
+  uint64_t checkpoints, writer_checkpoints, max_ckpt_us, wal_cap_waits;
   unsigned wal_pages_max;
 
   /* loop thread only */
@@ -381,7 +382,13 @@ static void writer_main(void *arg) {
  * has copied all of it; under sustained load the file would grow without
  * end. So past DB_WAL_WRITER_CHECKPOINT pages the writer checkpoints itself
  * once: the background ones have copied nearly everything, so this one is
- * short, and the next transaction starts the WAL over. */
+ * short, and the next transaction starts the WAL over.
+ *
+ * While a background checkpoint runs the writer does not wait for it, so
+ * the WAL keeps growing for as long as that checkpoint lasts, which on a
+ * loaded machine has no bound. At DB_WAL_HARD_CAP pages the writer waits
+ * for it to end and then checkpoints: the WAL never holds more than the cap
+ * plus one transaction. */
 static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
   db *d = arg;
   (void)name;
@@ -392,6 +399,10 @@ static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
   /* Past the cap no background checkpoint is started; the writer runs its
    * own as soon as the one in progress (which holds the checkpoint lock)
    * is over: a later commit retries. */
+  if (n >= DB_WAL_HARD_CAP && d->ckpt_running) {
+    d->wal_cap_waits++;
+    while (d->ckpt_running) uv_cond_wait(&d->ckpt_over, &d->lock);
+  }
   int own = n >= DB_WAL_WRITER_CHECKPOINT && !d->ckpt_running;
   if (n < DB_WAL_WRITER_CHECKPOINT && n >= DB_WAL_AUTOCHECKPOINT &&
       n >= d->ckpt_mark + DB_WAL_CHECKPOINT_STEP && !d->ckpt_want) {
@@ -431,6 +442,7 @@ static void ckpt_main(void *arg) {
     if (rc != SQLITE_OK && rc != SQLITE_BUSY) db_log_error("checkpoint", d->ckpt_conn);
     uv_mutex_lock(&d->lock);
     d->ckpt_running = 0;
+    uv_cond_signal(&d->ckpt_over);
     if (rc == SQLITE_OK && done > 0) d->checkpoints++;
     if (us > d->max_ckpt_us) d->max_ckpt_us = us;
     uv_mutex_unlock(&d->lock);
@@ -720,6 +732,7 @@ static void free_db(db *d) {
   uv_cond_destroy(&d->wcond);
   uv_cond_destroy(&d->rcond);
   uv_cond_destroy(&d->ccond);
+  uv_cond_destroy(&d->ckpt_over);
   uv_mutex_destroy(&d->lock);
   free(d->readers);
   free(d->writer.data);
@@ -772,6 +785,7 @@ int db_open(db **out, uv_loop_t *loop, const db_config *cfg, agon_err *err) {
   uv_cond_init(&d->wcond);
   uv_cond_init(&d->rcond);
   uv_cond_init(&d->ccond);
+  uv_cond_init(&d->ckpt_over);
 
   make_parent_dir(cfg->path);
   int rc = open_conn(&d->writer.conn, cfg->path, 0, &d->cfg, err);
@@ -857,6 +871,7 @@ void db_stats_get(db *d, db_stats *out) {
   out->max_commit_us = d->max_commit_us;
   out->checkpoints = d->checkpoints;
   out->writer_checkpoints = d->writer_checkpoints;
+  out->wal_cap_waits = d->wal_cap_waits;
   out->max_checkpoint_us = d->max_ckpt_us;
   out->wal_pages_max = d->wal_pages_max;
   uint64_t batches = d->commits + d->commit_failures;

@@ -139,6 +139,7 @@ typedef struct db_stats {
   uint64_t max_commit_us;
   uint64_t checkpoints;        /* background WAL checkpoints that copied */
   uint64_t writer_checkpoints; /* the writer's own, past the WAL size cap */
+  uint64_t wal_cap_waits;      /* times the writer waited at DB_WAL_HARD_CAP */
   uint64_t max_checkpoint_us;  /* longest background checkpoint */
   unsigned wal_pages_max;      /* largest WAL seen after a commit (pages) */
 } db_stats;

@@ -47,6 +47,12 @@
  * sustained load; the background checkpoints have done most of the copy. */
 #define DB_WAL_WRITER_CHECKPOINT (8 * DB_WAL_AUTOCHECKPOINT)
 
+/* WAL pages at which the writer, finding a background checkpoint still
+ * running, waits for it to end and then checkpoints itself (db.c, wal_hook):
+ * the WAL's hard bound, plus one transaction. A slow checkpoint on a loaded
+ * machine otherwise lets the WAL grow for as long as it runs. */
+#define DB_WAL_HARD_CAP (DB_WAL_WRITER_CHECKPOINT + 2 * DB_WAL_AUTOCHECKPOINT)
+
 /* A WAL larger than this is truncated back after a checkpoint, so a burst
  * does not leave a huge file behind. */
 #define DB_JOURNAL_SIZE_LIMIT (64 * 1024 * 1024)

@@ -270,6 +270,10 @@ static void render_server(ops *o, metrics_text *t) {
   metrics_text_counter(t, "agon_storage_writer_checkpoints_total",
                        "WAL checkpoints the writer ran itself (WAL size cap).",
                        (double)d.writer_checkpoints);
+  metrics_text_counter(t, "agon_storage_wal_cap_waits_total",
+                       "Times the writer waited for a background checkpoint "
+                       "at the WAL's hard cap.",
+                       (double)d.wal_cap_waits);
   metrics_text_gauge(t, "agon_storage_checkpoint_max_seconds",
                      "Longest background checkpoint so far.",
                      (double)d.max_checkpoint_us / 1e6);
