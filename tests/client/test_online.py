@@ -61,7 +61,13 @@ class Player:
 class Proxy:
     """A TCP relay on its own port 0 in front of agond: cut() drops every
     connection (a network failure), retarget() follows a restarted agond
-    to its new port while the clients keep the relay's."""
+    to its new port while the clients keep the relay's.
+
+    Sockets are only shut down from other threads; each is closed by the
+    last thread that uses it (the accept thread for the listener, the
+    second pipe of a pair for its two sockets). A descriptor closed while
+    another thread is about to use it can be reused by the next accept,
+    and that thread would then read another connection's bytes."""
 
     def __init__(self, port):
         self.target = port
@@ -71,30 +77,52 @@ class Proxy:
         self.port = self.lsock.getsockname()[1]
         self.socks = []
         self.accepted = 0
+        self.closed = False
         self.cut_on = None  # bytes: cut everything when the server sends it
         self.lock = threading.Lock()
+        self.t0 = time.time()
+        self.events = []  # what happened, for a failed check's message
         threading.Thread(target=self._accept, daemon=True).start()
 
+    def note(self, what):
+        with self.lock:
+            self.events.append("%.3f %s" % (time.time() - self.t0, what))
+
+    def history(self):
+        with self.lock:
+            return "; ".join(self.events)
+
     def _accept(self):
-        while True:
+        while not self.closed:
             try:
-                c, _ = self.lsock.accept()
+                c, peer = self.lsock.accept()
             except OSError:
-                return
+                break
             try:
                 u = socket.create_connection(("127.0.0.1", self.target), timeout=5)
-            except OSError:
+            except OSError as e:
+                self.note("accepted port %d, agond refused (%s)" % (peer[1], e))
                 c.close()
                 continue
             u.settimeout(None)  # the 5 s were for connecting: idle is fine
             with self.lock:
+                if self.closed:
+                    c.close()
+                    u.close()
+                    break
                 self.socks += [c, u]
                 self.accepted += 1
+                self.events.append("%.3f relaying port %d" % (time.time() - self.t0,
+                                                             peer[1]))
+            pair = [2]  # pipes of this pair still running
             for x, y, down in ((c, u, False), (u, c, True)):
-                threading.Thread(target=self._pipe, args=(x, y, down),
+                threading.Thread(target=self._pipe,
+                                 args=(x, y, down, peer[1], pair),
                                  daemon=True).start()
+        self.lsock.close()
 
-    def _pipe(self, x, y, down):
+    def _pipe(self, x, y, down, port, pair):
+        why = "end of stream"
         try:
             while True:
                 d = x.recv(65536)
@@ -105,29 +133,42 @@ class Proxy:
                     self.cut()
                     break
                 y.sendall(d)
-        except OSError:
-            pass
+        except OSError as e:
+            why = str(e)
         for z in (x, y):
             try:
                 z.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+        with self.lock:
+            self.events.append("%.3f port %d %s: %s" % (
+                time.time() - self.t0, port, "down" if down else "up", why))
+            pair[0] -= 1
+            if pair[0] == 0:  # under the lock: cut() may be shutting them
+                self.socks = [z for z in self.socks if z is not x and z is not y]
+                x.close()
+                y.close()
 
     def cut(self):
         with self.lock:
-            socks, self.socks = self.socks, []
-        for z in socks:
-            try:
-                z.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            z.close()
+            self.events.append("%.3f cut %d sockets" % (time.time() - self.t0,
+                                                         len(self.socks)))
+            for z in self.socks:
+                try:
+                    z.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     def retarget(self, port):
         self.target = port
 
     def close(self):
-        self.lsock.close()
+        with self.lock:
+            self.closed = True
+        try:
+            self.lsock.shutdown(socket.SHUT_RDWR)  # wakes the accept
+        except OSError:
+            pass
         self.cut()
 
 
@@ -330,7 +371,7 @@ def interactive(a, b, rng):
         while proxy.accepted < 2 and time.time() < end:
             time.sleep(0.05)
         check(proxy.accepted == 2, "alice's client reconnected after the cut "
-              "(%d connections)" % proxy.accepted)
+              "(%d connections: %s)" % (proxy.accepted, proxy.history()))
         scr = t.screen()
         srv.stop()
         srv.start()
@@ -340,7 +381,8 @@ def interactive(a, b, rng):
         share_session(a, srv.port, proxy.port)
         step("after an agond restart")
         step("after an agond restart")
-        check(proxy.accepted == 3, "and again after the restart (%d)" % proxy.accepted)
+        check(proxy.accepted == 3, "and again after the restart (%d: %s)"
+              % (proxy.accepted, proxy.history()))
         t.type("resign")
         t.keys("Enter")
         scr = t.wait(lambda s: "Game over" in s, timeout=20)
