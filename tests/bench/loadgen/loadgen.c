@@ -90,6 +90,8 @@ struct lg_game {
   uint64_t sent_ns;
   uint64_t moves, games_done;
   uint64_t seek_ns;          /* when the replacement seek was sent */
+  lg_game *next_ready;       /* on B.ready_head: may move at the check */
+  int queued;
 };
 
 typedef struct lg {
@@ -110,6 +112,8 @@ typedef struct lg {
   int verbose;
   unsigned errors_printed;
   char name_prefix[16];
+  lg_game *ready_head;       /* games whose side may move: see want_move */
+  uv_check_t mover;
 } lg;
 
 static lg B;
@@ -351,6 +355,29 @@ static void maybe_move(lg_game *g) {
   send_line(c, buf, (size_t)(p - buf));
 }
 
+/* Replies and events only mark their game; the moves are chosen and sent
+ * once the loop has read everything that was ready (its check phase). A
+ * move chosen inside the read callback delayed the reading of every reply
+ * behind it in the same iteration, and that wait, the generator's own
+ * work, counted in those replies' ack latency. Separate clients would not
+ * queue behind each other. */
+static void want_move(lg_game *g) {
+  if (g->queued) return;
+  g->queued = 1;
+  g->next_ready = B.ready_head;
+  B.ready_head = g;
+}
+
+static void mover_cb(uv_check_t *h) {
+  (void)h;
+  while (B.ready_head) {
+    lg_game *g = B.ready_head;
+    B.ready_head = g->next_ready;
+    g->queued = 0;
+    maybe_move(g);
+  }
+}
+
 static void game_over(lg_game *g) {
   if (g->state != G_PLAYING) return;
   g->state = G_OVER;
@@ -436,7 +463,7 @@ static void game_started(lg_game *g) {
   g->state = G_PLAYING;  /* a replacement game during the run */
   B.restarts++;
   B.replace_ns += uv_hrtime() - g->seek_ns;
-  maybe_move(g);
+  want_move(g);
 }
 
 /* {"event":"game_start",...}: the game id and which seat has which side. */
@@ -521,7 +548,7 @@ static void on_move_reply(lg_conn *c, const char *line, size_t len) {
       B.move_errors++;
       report_error(g, line, len);
       if (B.move_errors > 100) die("too many move errors");
-      maybe_move(g);  /* e.g. busy: try again */
+      want_move(g);  /* e.g. busy: try again */
       return;
     }
     count_latency(now - g->sent_ns);
@@ -537,7 +564,7 @@ static void on_move_reply(lg_conn *c, const char *line, size_t len) {
       B.running = 0;
       uv_stop(B.loop);
     }
-    maybe_move(g);
+    want_move(g);
   }
 }
 
@@ -562,7 +589,7 @@ static void on_move_event(lg_conn *c, const char *line, size_t len) {
       if (local_over != over)
         die("game %d: server and local rules disagree on the outcome", g->idx);
     }
-    maybe_move(g);
+    want_move(g);
   }
 }
 
@@ -815,6 +842,9 @@ int main(int argc, char **argv) {
 
   int port = start_server(agond, dir, sync);
   B.loop = uv_default_loop();
+  uv_check_init(B.loop, &B.mover);
+  uv_check_start(&B.mover, mover_cb);
+  uv_unref((uv_handle_t *)&B.mover);
   uv_ip4_addr("127.0.0.1", port, &B.addr);
   usleep(200000);
   long rss0 = rss_kib(server_pid);
