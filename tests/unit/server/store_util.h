@@ -10,6 +10,8 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "db.h"
+
 /* A fresh directory under $TMPDIR (or /tmp); path into buf. */
 static inline int store_tmpdir(char *buf, size_t cap) {
   const char *base = getenv("TMPDIR");
@@ -53,6 +55,30 @@ static inline int store_run_until(uv_loop_t *loop, const volatile int *flag,
 static inline void store_run_drain(uv_loop_t *loop) {
   for (int i = 0; i < 100 && uv_run(loop, UV_RUN_NOWAIT); i++) {
   }
+}
+
+/* db_open of path with `synchronous` (DB_SYNC_*) and these limits (0: the
+ * default); says why on stderr and returns NULL if it fails. */
+static inline db *store_db_open(uv_loop_t *loop, const char *path,
+                                int synchronous, unsigned queue_max,
+                                unsigned batch_max) {
+  db_config cfg;
+  db_config_init(&cfg);
+  cfg.path = path;
+  cfg.synchronous = synchronous;
+  cfg.queue_max = queue_max;
+  cfg.batch_max = batch_max;
+  agon_err err = {0};
+  db *d = NULL;
+  int rc = db_open(&d, loop, &cfg, &err);
+  if (rc != 0) fprintf(stderr, "db_open %s: %d %s\n", path, rc, err.msg);
+  return d;
+}
+
+/* db_close, then the loop runs until the closed handles are gone. */
+static inline void store_db_close(uv_loop_t *loop, db *d) {
+  db_close(d);
+  store_run_drain(loop);
 }
 
 #endif

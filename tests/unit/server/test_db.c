@@ -85,22 +85,12 @@ static void set_flag(void *ctx, int status) {
 }
 
 static db *open_db(unsigned queue_max, unsigned batch_max) {
-  db_config cfg;
-  db_config_init(&cfg);
-  cfg.path = path;
-  cfg.queue_max = queue_max;
-  cfg.batch_max = batch_max;
-  agon_err err = {0};
-  db *d = NULL;
-  int rc = db_open(&d, &loop, &cfg, &err);
-  CHECK_MSG(rc == 0, "db_open: %d %s", rc, err.msg);
+  db *d = store_db_open(&loop, path, DB_SYNC_FULL, queue_max, batch_max);
+  CHECK(d != NULL);
   return d;
 }
 
-static void close_db(db *d) {
-  db_close(d);
-  store_run_drain(&loop);
-}
+static void close_db(db *d) { store_db_close(&loop, d); }
 
 /* ---- tests --------------------------------------------------------------- */
 

@@ -48,22 +48,12 @@ static uv_loop_t loop;
 static char dir[512], path[600];
 
 static db *open_db(int synchronous, unsigned batch_max) {
-  db_config cfg;
-  db_config_init(&cfg);
-  cfg.path = path;
-  cfg.synchronous = synchronous;
-  cfg.batch_max = batch_max;
-  agon_err err = {0};
-  db *d = NULL;
-  int rc = db_open(&d, &loop, &cfg, &err);
-  CHECK_MSG(rc == 0, "db_open: %d %s", rc, err.msg);
+  db *d = store_db_open(&loop, path, synchronous, 0, batch_max);
+  CHECK(d != NULL);
   return d;
 }
 
-static void close_db(db *d) {
-  db_close(d);
-  store_run_drain(&loop);
-}
+static void close_db(db *d) { store_db_close(&loop, d); }
 
 static int job_table(sqlite3 *c, void *ctx) {
   (void)ctx;
