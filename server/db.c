@@ -396,13 +396,13 @@ static int wal_hook(void *arg, sqlite3 *c, const char *name, int pages) {
   uv_mutex_lock(&d->lock);
   if (n > d->wal_pages_max) d->wal_pages_max = n;
   if (n < d->ckpt_mark) d->ckpt_mark = 0; /* the WAL started over */
-  /* Past the cap no background checkpoint is started; the writer runs its
-   * own as soon as the one in progress (which holds the checkpoint lock)
-   * is over: a later commit retries. */
   if (n >= DB_WAL_HARD_CAP && d->ckpt_running) {
     d->wal_cap_waits++;
     while (d->ckpt_running) uv_cond_wait(&d->ckpt_over, &d->lock);
   }
+  /* Past the cap no background checkpoint is started; the writer runs its
+   * own as soon as the one in progress (which holds the checkpoint lock)
+   * is over: a later commit retries. */
   int own = n >= DB_WAL_WRITER_CHECKPOINT && !d->ckpt_running;
   if (n < DB_WAL_WRITER_CHECKPOINT && n >= DB_WAL_AUTOCHECKPOINT &&
       n >= d->ckpt_mark + DB_WAL_CHECKPOINT_STEP && !d->ckpt_want) {

@@ -84,9 +84,12 @@ class Proxy:
         self.events = []  # what happened, for a failed check's message
         threading.Thread(target=self._accept, daemon=True).start()
 
+    def _event(self, what):  # with the lock held
+        self.events.append("%.3f %s" % (time.time() - self.t0, what))
+
     def note(self, what):
         with self.lock:
-            self.events.append("%.3f %s" % (time.time() - self.t0, what))
+            self._event(what)
 
     def history(self):
         with self.lock:
@@ -112,8 +115,7 @@ class Proxy:
                     break
                 self.socks += [c, u]
                 self.accepted += 1
-                self.events.append("%.3f relaying port %d" % (time.time() - self.t0,
-                                                             peer[1]))
+                self._event("relaying port %d" % peer[1])
             pair = [2]  # pipes of this pair still running
             for x, y, down in ((c, u, False), (u, c, True)):
                 threading.Thread(target=self._pipe,
@@ -141,8 +143,7 @@ class Proxy:
             except OSError:
                 pass
         with self.lock:
-            self.events.append("%.3f port %d %s: %s" % (
-                time.time() - self.t0, port, "down" if down else "up", why))
+            self._event("port %d %s: %s" % (port, "down" if down else "up", why))
             pair[0] -= 1
             if pair[0] == 0:  # under the lock: cut() may be shutting them
                 self.socks = [z for z in self.socks if z is not x and z is not y]
@@ -151,8 +152,7 @@ class Proxy:
 
     def cut(self):
         with self.lock:
-            self.events.append("%.3f cut %d sockets" % (time.time() - self.t0,
-                                                         len(self.socks)))
+            self._event("cut %d sockets" % len(self.socks))
             for z in self.socks:
                 try:
                     z.shutdown(socket.SHUT_RDWR)
