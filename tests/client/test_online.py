@@ -67,7 +67,18 @@ class Proxy:
     last thread that uses it (the accept thread for the listener, the
     second pipe of a pair for its two sockets). A descriptor closed while
     another thread is about to use it can be reused by the next accept,
-    and that thread would then read another connection's bytes."""
+    and that thread would then read another connection's bytes.
+
+    The listener above all: close(2) on it does not wake a thread blocked
+    in accept(2), which keeps the socket listening; when the kernel
+    restarts that call (after the process is stopped and continued:
+    SIGSTOP/SIGCONT, a cgroup freeze, a ptrace attach) it accepts on the
+    same descriptor number, by then the next relay's listener (every relay
+    gets the same lowest free number). The old relay's thread then takes
+    one connection from the new one, relays it and counts it itself: the
+    client follows the game, the new relay counts one connection too few.
+    So close() shuts the listener down (which wakes the accept) and waits
+    for the accept thread to have closed it."""
 
     def __init__(self, port):
         self.target = port
@@ -82,7 +93,8 @@ class Proxy:
         self.lock = threading.Lock()
         self.t0 = time.time()
         self.events = []  # what happened, for a failed check's message
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.acceptor = threading.Thread(target=self._accept, daemon=True)
+        self.acceptor.start()
 
     def _event(self, what):  # with the lock held
         self.events.append("%.3f %s" % (time.time() - self.t0, what))
@@ -170,6 +182,10 @@ class Proxy:
         except OSError:
             pass
         self.cut()
+        # No thread of this relay may be left in accept() (see above).
+        self.acceptor.join(10)
+        if self.acceptor.is_alive():
+            raise RuntimeError("relay: the accept thread did not end")
 
 
 def share_session(p, from_port, to_port):
