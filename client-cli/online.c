@@ -203,6 +203,8 @@ static void apply_event_inner(online *o, const json_t *ev) {
       return;
     }
     o->seq = seq;
+    const json_t *ply = json_object_get(ev, "ply");
+    o->ply = json_is_integer(ply) ? json_integer_value(ply) : o->ply + 1;
     if (json_is_object(json_object_get(ev, "outcome"))) o->ending = 1;
     const json_t *sides = json_object_get(ev, "sides");
     if (json_is_array(sides)) {
@@ -237,10 +239,113 @@ static void apply_event_inner(online *o, const json_t *ev) {
   }
 }
 
+/* ---- the request in flight (online_expect) ----------------------------- */
+
+static void expect_start(online *o, const char *type, const char *result) {
+  online_expect *x = &o->x;
+  memset(x, 0, sizeof *x);
+  x->state = ONLINE_X_PENDING;
+  x->type = type;
+  x->result = result;
+  x->after = o->seq;
+  x->ply = o->ply;
+  x->my_turn = o->my_seat >= 0 && online_seat_to_move(o) == o->my_seat;
+}
+
+static void expect_decide(online *o, int state, long long at) {
+  o->x.state = state;
+  o->x.at = at;
+}
+
+/* Is a game ending (result "win"/"draw"/NULL, reason, winner's seat or -1)
+ * the one the pending ending action produces? game_end does not name who
+ * acted, so the outcome says it: our resignation is the opponent's win by
+ * "resign", our claim a win for us (or a draw) by "abandoned". Agreement
+ * and abort are the same ending whoever sent the last word. */
+static int expect_end_is(const online *o, const char *result,
+                         const char *reason, int winner_seat) {
+  const online_expect *x = &o->x;
+  if (!reason) return 0;
+  if (!strcmp(x->type, "resign"))
+    return !strcmp(reason, "resign") && winner_seat == 1 - o->my_seat;
+  if (!strcmp(x->type, "draw_accept")) return !strcmp(reason, "agreement");
+  if (!strcmp(x->type, "abort")) return !strcmp(reason, "aborted");
+  if (!strcmp(x->type, "claim"))
+    return !strcmp(reason, "abandoned") && result && x->result &&
+           (!strcmp(x->result, "win") ? winner_seat == o->my_seat
+                                      : !strcmp(result, "draw"));
+  return 0;
+}
+
+/* ev was just applied at its seq, past the pending request's `after`.
+ * Moves, draw offers/declines and rematch offers are broadcast under the
+ * request's own name with the actor's seat; the ending actions as
+ * game_end. A move is sent with its seq, so only the event right after
+ * `after` can be it: whatever comes first decides. An action carries no
+ * seq and may commit behind events already on their way, so only its own
+ * event or the end of the game (nothing commits after it) decides. */
+static void expect_see(online *o, const json_t *ev) {
+  const online_expect *x = &o->x;
+  const char *name = json_string_value(json_object_get(ev, "event"));
+  long long seq = json_integer_value(json_object_get(ev, "seq"));
+  if (x->state != ONLINE_X_PENDING || !name || seq <= x->after) return;
+  const json_t *sj = json_object_get(ev, "seat");
+  int seat = json_is_integer(sj) ? (int)json_integer_value(sj) : -1;
+  int is_end = !strcmp(name, "game_end");
+  int ours;
+  if (is_end) {
+    const json_t *ws = json_object_get(ev, "winner_seat");
+    ours = expect_end_is(o, json_string_value(json_object_get(ev, "result")),
+                         json_string_value(json_object_get(ev, "reason")),
+                         json_is_integer(ws) ? (int)json_integer_value(ws)
+                                             : -1);
+  } else {
+    ours = !strcmp(name, x->type) && seat >= 0 && seat == o->my_seat;
+  }
+  if (ours)
+    expect_decide(o, ONLINE_X_DONE, seq);
+  else if (!strcmp(x->type, "move") || is_end)
+    expect_decide(o, ONLINE_X_NOT, 0);
+}
+
+/* join's snapshot replaced the local copy (too much missed): no events to
+ * look at, so what the snapshot g shows decides. A move is ours if the
+ * ply moved on from one where our seat was to move (nobody else can make
+ * our seat's move; another connection of this account counts as us); an
+ * offer if the snapshot's pending offer is ours; an ending if the game
+ * ended the way it ends. Anything else stays pending: the request is sent
+ * again and the server's typed error decides. */
+static void expect_snapshot(online *o, const json_t *g) {
+  const online_expect *x = &o->x;
+  if (x->state != ONLINE_X_PENDING) return;
+  if (!strcmp(x->type, "move")) {
+    if (x->my_turn && o->ply > x->ply) expect_decide(o, ONLINE_X_DONE, o->seq);
+    return;
+  }
+  if (!strcmp(x->type, "draw_offer")) {
+    const json_t *d = json_object_get(g, "draw_offer");
+    if (json_is_integer(d) && json_integer_value(d) == o->my_seat)
+      expect_decide(o, ONLINE_X_DONE, o->seq);
+    return;
+  }
+  const json_t *oc = json_object_get(json_object_get(g, "state"), "outcome");
+  if (!json_is_object(oc)) return;
+  const char *w = json_string_value(json_object_get(oc, "winner"));
+  int wside = w ? game_side_from_name(o->p->m.vt, w) : -1, wseat = -1;
+  for (int seat = 0; seat < 2; seat++)
+    if (wside >= 0 && o->seat_side[seat] == wside) wseat = seat;
+  if (expect_end_is(o, json_string_value(json_object_get(oc, "result")),
+                    json_string_value(json_object_get(oc, "reason")), wseat))
+    expect_decide(o, ONLINE_X_DONE, o->seq);
+  else if (strcmp(x->type, "rematch_offer"))
+    expect_decide(o, ONLINE_X_NOT, 0);  /* over, and not by this request */
+}
+
 static void apply_event(online *o, const json_t *ev) {
   long long before = o->seq;
   int had_end = o->end != NULL;
   apply_event_inner(o, ev);
+  if (o->seq > before) expect_see(o, ev);
   if (!o->hook || !o->loaded ||
       json_integer_value(json_object_get(ev, "game_id")) != o->game_id)
     return;
@@ -407,6 +512,7 @@ int online_load(online *o, const json_t *start, agon_err *err) {
   o->p->mode = "online game";
   o->p->be = &o->be;
   o->seq = json_integer_value(json_object_get(start, "seq"));
+  o->ply = json_integer_value(json_object_get(state, "ply"));
   const json_t *cs = json_object_get(start, "chooser_seat");
   o->chooser_seat = json_is_integer(cs) ? (int)json_integer_value(cs) : -1;
   const json_t *players = json_object_get(start, "players");
@@ -475,6 +581,7 @@ int online_join(online *o, agon_err *err) {
   } else {
     /* First join, or too much missed: the snapshot is the truth. */
     rc = online_load(o, json_object_get(d, "game"), err);
+    if (rc == 0) expect_snapshot(o, json_object_get(d, "game"));
   }
   if (rc == 0) snapshot_presence(o, json_object_get(d, "game"));
   o->lost = 0;
@@ -514,41 +621,94 @@ int online_pump(online *o, int timeout_ms, agon_err *err) {
   return rc;
 }
 
-int online_move(online *o, const char *move, agon_err *err) {
+/* The resend of a request after a reconnection failed while the first
+ * one is still undecided: the server refuses it because something took
+ * the seq meanwhile (stale_seq, not_your_turn, game_over, bad_state), and
+ * that may be the first request itself, committed after our rejoin read
+ * the events (its event follows on the connection). Wait for it briefly. */
+#define ONLINE_SETTLE_MS 2000
+
+static int refused_by_state(int rc) {
+  return rc == AGON_ESTALE || rc == AGON_ENOTTURN || rc == AGON_EGAMEOVER ||
+         rc == AGON_ESTATE;
+}
+
+/* Send a request that commits one game event (a move, a game action) and
+ * get the seq of its event (*want; 0 when the reply has none). After a
+ * lost connection it is not sent again blindly: the rejoin applies what
+ * the server committed meanwhile and o->x says whether this request's own
+ * event is among it (a later seq alone proves nothing). Only if not is it
+ * sent once more, rebuilt by fields (a move then carries the current seq,
+ * so the server refuses it with a typed error if the position moved on). */
+static int commit_request(online *o, const char *type, const char *result,
+                          json_t *(*fields)(const online *, const void *),
+                          const void *arg, long long *want, agon_err *err) {
+  expect_start(o, type, result);
+  int rc;
   for (int attempt = 0;; attempt++) {
-    long long before = o->seq;
     json_t *d = NULL;
-    int rc = sess_request(o->s, "move",
-                          json_pack("{s:I, s:s, s:I}", "game_id",
-                                    (json_int_t)o->game_id, "move", move,
-                                    "seq", (json_int_t)o->seq),
-                          SESS_TIMEOUT_MS, &d, NULL, err);
+    rc = sess_request(o->s, type, fields(o, arg), SESS_TIMEOUT_MS, &d, NULL,
+                      err);
+    if (rc == 0) {
+      *want = json_integer_value(json_object_get(d, "seq"));
+      json_decref(d);
+      break;
+    }
     if (lost(rc) && attempt == 0) {
       rc = reconnect(o, err);
-      if (rc) return rc;
-      if (o->seq > before) return 0;  /* committed before the loss */
+      if (rc) break;
+      if (o->x.state == ONLINE_X_DONE) {
+        *want = o->x.at;  /* committed before the loss: applied already */
+        break;
+      }
       continue;
     }
-    if (rc) return rc;
-    long long want = json_integer_value(json_object_get(d, "seq"));
-    json_decref(d);
-    /* The event may follow the reply; and an ending move's game_end. */
-    long long deadline = play_now_ms() + SESS_TIMEOUT_MS;
-    while (play_now_ms() < deadline && !o->lost) {
-      if (o->resync && (rc = online_pump(o, 0, err)) != 0) break;
-      int over = online_over(o);
-      if (o->seq >= want && (!over || o->end)) break;
-      rc = sess_pump(o->s, 100, err);
-      if (rc) break;
+    if (attempt > 0 && o->x.state == ONLINE_X_PENDING &&
+        refused_by_state(rc)) {
+      agon_err keep = *err;
+      long long deadline = play_now_ms() + ONLINE_SETTLE_MS;
+      while (o->x.state == ONLINE_X_PENDING && play_now_ms() < deadline &&
+             !o->resync)
+        if (sess_pump(o->s, 100, NULL)) break;
+      if (o->x.state == ONLINE_X_DONE) {
+        *want = o->x.at;
+        rc = 0;
+      } else {
+        *err = keep;
+      }
     }
-    if (o->lost || lost(rc) || o->resync) return online_pump(o, 0, err);
-    return 0;
+    break;
   }
+  o->x.state = ONLINE_X_NONE;
+  return rc;
+}
+
+static json_t *move_fields(const online *o, const void *move) {
+  return json_pack("{s:I, s:s, s:I}", "game_id", (json_int_t)o->game_id,
+                   "move", (const char *)move, "seq", (json_int_t)o->seq);
+}
+
+int online_move(online *o, const char *move, agon_err *err) {
+  long long want = 0;
+  int rc = commit_request(o, "move", NULL, move_fields, move, &want, err);
+  if (rc) return rc;
+  /* The event may follow the reply; and an ending move's game_end. */
+  long long deadline = play_now_ms() + SESS_TIMEOUT_MS;
+  while (play_now_ms() < deadline && !o->lost) {
+    if (o->resync && (rc = online_pump(o, 0, err)) != 0) break;
+    int over = online_over(o);
+    if (o->seq >= want && (!over || o->end)) break;
+    rc = sess_pump(o->s, 100, err);
+    if (rc) break;
+  }
+  if (o->lost || lost(rc) || o->resync) return online_pump(o, 0, err);
+  return 0;
 }
 
 /* A game action with its fields (NULL: none; borrowed), sent again once
- * after a reconnection; waits for the event at the reply's seq. */
-static json_t *action_fields(const online *o, const json_t *fields) {
+ * after a reconnection unless the rejoin shows it done; waits for the
+ * event at the reply's seq. */
+static json_t *action_fields(const online *o, const void *fields) {
   json_t *f = json_pack("{s:I}", "game_id", (json_int_t)o->game_id);
   if (fields) json_object_update(f, (json_t *)fields);
   return f;
@@ -556,19 +716,11 @@ static json_t *action_fields(const online *o, const json_t *fields) {
 
 static int action(online *o, const char *type, const json_t *fields,
                   agon_err *err) {
-  json_t *d = NULL;
-  int rc = sess_request(o->s, type, action_fields(o, fields), SESS_TIMEOUT_MS,
-                        &d, NULL, err);
-  if (lost(rc)) {
-    rc = reconnect(o, err);
-    if (rc) return rc;
-    d = NULL;
-    rc = sess_request(o->s, type, action_fields(o, fields), SESS_TIMEOUT_MS,
-                      &d, NULL, err);
-  }
+  long long want = 0;
+  const char *result =
+      fields ? json_string_value(json_object_get(fields, "result")) : NULL;
+  int rc = commit_request(o, type, result, action_fields, fields, &want, err);
   if (rc) return rc;
-  long long want = json_integer_value(json_object_get(d, "seq"));
-  json_decref(d);
   long long deadline = play_now_ms() + SESS_TIMEOUT_MS;
   while (want > 0 && o->seq < want && play_now_ms() < deadline)
     if (sess_pump(o->s, 100, err)) break;

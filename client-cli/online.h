@@ -25,6 +25,25 @@
  * of it anyway. */
 #define ONLINE_CHAT_LINE 500
 
+/* The request in flight that commits one game event (a move or a game
+ * action), for telling after a lost connection whether the server
+ * committed it before the loss. A seq that moved on says nothing by itself
+ * (the opponent's draw offer, a flag fall...): only the request's own
+ * event, by our seat, does. apply_event looks at every event it applies
+ * while one is pending; join's snapshot decides when it replaces the
+ * events (online.c, expect_*). */
+enum { ONLINE_X_NONE, ONLINE_X_PENDING, ONLINE_X_DONE, ONLINE_X_NOT };
+typedef struct online_expect {
+  int state;               /* ONLINE_X_*: NONE when nothing is in flight */
+  const char *type;        /* the request: "move", "resign", "claim", ... */
+  const char *result;      /* claim: "win" or "draw" (borrowed) */
+  long long after;         /* o->seq when it was first sent */
+  long long at;            /* DONE: the seq of its event (or the
+                              snapshot's seq) */
+  long long ply;           /* move: the server's ply when sent */
+  int my_turn;             /* move: our seat was to move when sent */
+} online_expect;
+
 typedef struct online {
   sess *s;                 /* borrowed */
   const char *host;        /* borrowed, for reconnecting */
@@ -34,6 +53,8 @@ typedef struct online {
   play_backend be;
   long long game_id;
   long long seq;           /* last game seq applied */
+  long long ply;           /* the server's ply (moves played) at seq */
+  online_expect x;         /* the request in flight, if any */
   int my_seat;             /* 0/1, -1 when not a player */
   int seat_side[2];        /* side index of each seat, -1 before choosing */
   int chooser_seat;        /* -1 when not a chooser game */
@@ -81,11 +102,17 @@ int online_load(online *o, const json_t *start, agon_err *err);
 int online_join(online *o, agon_err *err);
 /* Send a move (canonical or any notation) with the last seq; returns when
  * the server's reply arrived and its move event is applied (the game_end
- * too when the move ended the game). Reconnects and retries once after a
- * lost connection (the move is not sent twice: the rejoin shows whether it
- * was committed). 0 or an AGON_E* code with err. */
+ * too when the move ended the game). After a lost connection it
+ * reconnects and rejoins: the move counts as committed only if the event
+ * at the seq it was sent with + 1 is a move of our seat; otherwise it is
+ * sent once more with the current seq, and the server's reply (or typed
+ * error: stale_seq, not_your_turn, game_over...) is the answer. 0 or an
+ * AGON_E* code with err. */
 int online_move(online *o, const char *move, agon_err *err);
-/* A game action request (resign, draw_offer, ...): 0 or AGON_E*. */
+/* A game action request (resign, draw_offer, ...): 0 or AGON_E*. A lost
+ * connection is handled as for moves: done if the rejoin shows the
+ * action's own event by our seat (a game_end with its reason for the
+ * ending actions), else sent once more. */
 int online_action(online *o, const char *type, agon_err *err);
 /* claim after the opponent's disconnection: result "win" or "draw".
  * 0, or AGON_E* (the server's bad_state while the grace period runs). */
