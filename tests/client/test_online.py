@@ -4,7 +4,9 @@ games of all five rulesets with the scriptable subcommands (seek in the
 background, accept, move, play, games-mine, seeks), legal moves picked by
 agon-rules from the position the client prints; the screen and the turn
 line checked; a resignation; a game that survives an agond restart in the
-middle (the client reconnects and rejoins with its last seq).
+middle (the client reconnects and rejoins with its last seq); requests cut
+off by a relay with other events in the gap (a later seq is not taken for
+the request's own commit).
 
 usage: test_online.py AGON AGOND AGON_RULES"""
 import json
@@ -22,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from client_harness import Tmux, check, finish  # noqa: E402
-from agon_harness import Server  # noqa: E402
+from agon_harness import Client, Server  # noqa: E402
 
 AGON, AGOND, RULES = sys.argv[1], sys.argv[2], sys.argv[3]
 GAMES = ["gambit-of-kings", "gambo-2019", "gambo-2023", "gwezboell", "gomony"]
@@ -90,6 +92,10 @@ class Proxy:
         self.accepted = 0
         self.closed = False
         self.cut_on = None  # bytes: cut everything when the server sends it
+        # bytes: drop the next client chunk holding it (a request lost on
+        # the way: agond never sees it); dropped is set when that happened.
+        self.drop_up = None
+        self.dropped = threading.Event()
         self.lock = threading.Lock()
         self.t0 = time.time()
         self.events = []  # what happened, for a failed check's message
@@ -146,6 +152,11 @@ class Proxy:
                     self.cut_on = None
                     self.cut()
                     break
+                if not down and self.drop_up and self.drop_up in d:
+                    self.drop_up = None
+                    self.note("port %d up: dropped %r" % (port, d[:80]))
+                    self.dropped.set()
+                    continue
                 y.sendall(d)
         except OSError as e:
             why = str(e)
@@ -318,6 +329,7 @@ def main():
 
     seek_reconnects(a, b)
     move_reply_lost(a, b, rng)
+    cut_with_an_event_in_the_gap(a, b)
     interactive(a, b, rng)
     seek_on_terminal(a, b, rng)
 
@@ -523,6 +535,135 @@ def move_reply_lost(a, b, rng):
         check(other.get("seq") == st["seq"] + 1,
               "the server has exactly one move (seq %r)" % other.get("seq"))
         b.json("resign", gid)
+    finally:
+        proxy.close()
+
+
+def last_json(r):
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"stdout": r.stdout, "stderr": r.stderr}
+
+
+def attach(p, gid):
+    """A bare protocol connection of p joined to game gid, left open: it
+    keeps the game's room alive after the end (a finished room is freed
+    once no connection is attached), as the opponent's open view would."""
+    c = Client(srv.port)
+    ok = all((c.req(t, **f) or {}).get("ok") for t, f in (
+        ("hello", {"version": 1, "client": "test"}),
+        ("login", {"name": p.name, "password": PASSWORD}),
+        ("join", {"game_id": int(gid)})))
+    check(ok, "%s attached to game %s" % (p.name, gid))
+    return c
+
+
+def cut_with_an_event_in_the_gap(a, b):
+    """A request in flight when the connection drops while another event
+    takes the next seq: the client must not take the later seq for its own
+    commit, nor send again what was committed. Three games through a relay
+    (the mover's client only):
+    - the relay drops the move request (agond never sees it) and cuts the
+      connection when the opponent's draw offer comes down: after the
+      rejoin the move is sent again and made once;
+    - a draw offer and a resignation whose replies are cut off: reported
+      done once, not sent again into bad_state / game_over;
+    - a dropped move with the opponent's resignation in the gap: game_over,
+      exit 1, not success."""
+    proxy = Proxy(srv.port)
+    for p in (a, b):
+        share_session(p, srv.port, proxy.port)
+
+    def new_game():
+        st = start(a, b, "gomony")
+        mover = a if st["to_move_player"] == "alice" else b
+        return st, str(st["game_id"]), mover, (b if mover is a else a)
+
+    def via_relay(p, *args):
+        return subprocess.Popen([AGON, "--port", str(proxy.port), "--json"] +
+                                list(args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                env=p.env(), stdin=subprocess.DEVNULL)
+
+    def finished(p):
+        out, err = p.communicate(timeout=TIMEOUT)
+        return out, last_json(subprocess.CompletedProcess(p.args, p.returncode,
+                                                          out, err))
+
+    def lose_move(p, gid, mv):
+        """p's move, its request dropped by the relay."""
+        proxy.dropped.clear()
+        proxy.drop_up = b'"type":"move"'
+        run = via_relay(p, "move", gid, mv)
+        held = proxy.dropped.wait(TIMEOUT)
+        check(held, "the relay dropped the move request%s"
+              % ("" if held else " (%s)" % proxy.history()))
+        return run
+
+    try:
+        # 1. The opponent's draw offer in the gap.
+        st, gid, mover, other = new_game()
+        seq, mv, n = st["seq"], st["legal"][0], proxy.accepted
+        run = lose_move(mover, gid, mv)
+        # Set only now: the join reply before the move names draw_offer too.
+        proxy.cut_on = b'"draw_offer"'
+        rc, _ = other.json("draw", gid)
+        check(rc == 0, "the opponent offers a draw while the move is lost")
+        _, after = finished(run)
+        rc, srv_st = other.json("play", gid)
+        check(run.returncode == 0 and after.get("seq") == seq + 2 and
+              after.get("last_move") == mv,
+              "move: not taken as committed for the draw offer's seq; sent "
+              "again after the rejoin (%r)" % {k: after.get(k) for k in (
+                  "seq", "last_move", "error", "stderr")})
+        check(srv_st.get("seq") == seq + 2 and
+              srv_st.get("position") == after.get("position") and
+              proxy.accepted == n + 2,
+              "the server has the move once, after the offer (seq %r; "
+              "%d connections: %s)" % (srv_st.get("seq"), proxy.accepted - n,
+                                       proxy.history()))
+        other.json("resign", gid)
+
+        # 2. A draw offer and a resignation, their replies cut off. The
+        # opponent's connection stays attached (else the finished room is
+        # freed and the rejoin finds no live game).
+        st, gid, mover, other = new_game()
+        seq = st["seq"]
+        proxy.cut_on = b'"re":"draw_offer"'
+        _, after = finished(via_relay(mover, "draw", gid))
+        rc, srv_st = other.json("play", gid)
+        check(proxy.cut_on is None and after.get("seq") == seq + 1 and
+              "error" not in after,
+              "draw offer: reply cut off, reported done once (%r)" % after)
+        check(srv_st.get("seq") == seq + 1,
+              "the server has one draw offer (seq %r)" % srv_st.get("seq"))
+        att = attach(other, gid)
+        proxy.cut_on = b'"re":"resign"'
+        out, after = finished(via_relay(mover, "resign", gid))
+        end = after.get("game_end") or {}
+        names = [x["name"] for x in after.get("players", [])]
+        check(proxy.cut_on is None and end.get("reason") == "resign" and
+              end.get("seq") == seq + 2 and
+              end.get("winner_seat") in (0, 1) and
+              names[end["winner_seat"]] == other.name and
+              len(out.strip().splitlines()) == 1,
+              "resign: reply cut off, reported done once (%r)" % after)
+        att.close()
+
+        # 3. The opponent's resignation in the gap: the move was not made.
+        st, gid, mover, other = new_game()
+        att = attach(mover, gid)
+        run = lose_move(mover, gid, st["legal"][0])
+        proxy.cut_on = b'"game_end"'
+        rc, _ = other.json("resign", gid)
+        check(rc == 0, "the opponent resigns while the move is lost")
+        _, after = finished(run)
+        check(run.returncode == 1 and
+              (after.get("error") or {}).get("code") == "game_over",
+              "move: the opponent's resignation in the gap is not a "
+              "committed move: game_over, exit 1 (%r)" % after)
+        att.close()
     finally:
         proxy.close()
 
